@@ -1,0 +1,203 @@
+/**
+ * The contract between the pod lifecycle core (@kubelet-ts/pod-lifecycle) and the CRI-backed
+ * runtime manager. Mirrors upstream kubecontainer.Runtime / kubecontainer.PodStatus: the
+ * lifecycle core never talks CRI itself; it asks the runtime manager for what runs and tells
+ * it to converge one pod at a time.
+ *
+ * Times are milliseconds since the Unix epoch (CRI's nanosecond strings are converted once,
+ * at the boundary).
+ */
+import type { Container, Pod } from '@kubelet-ts/api';
+import type { Backoff } from '@kubelet-ts/common';
+
+/** kubecontainer.State. */
+export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
+
+/** kubecontainer.Status: one container as the runtime reports it, decoded from CRI labels/annotations. */
+export interface RuntimeContainerStatus {
+  /** CRI container ID. */
+  id: string;
+  /** The container's name in the pod spec (label io.kubernetes.container.name). */
+  name: string;
+  state: RuntimeContainerState;
+  createdAt: number;
+  startedAt?: number;
+  finishedAt?: number;
+  exitCode?: number;
+  /** The image as requested in the spec. */
+  image: string;
+  /** The image reference the runtime resolved (digest or ID), reported as imageID. */
+  imageRef: string;
+  /** The container spec hash recorded at creation (annotation io.kubernetes.container.hash). */
+  hash: string;
+  /** Restart count recorded at creation (annotation io.kubernetes.container.restartCount). */
+  restartCount: number;
+  /** Runtime reason, e.g. OOMKilled, Error, Completed. */
+  reason?: string;
+  /** Runtime message, or the termination message read from the container's terminationMessagePath. */
+  message?: string;
+}
+
+/** A pod sandbox as the runtime reports it. */
+export interface RuntimeSandboxStatus {
+  id: string;
+  state: 'ready' | 'notready';
+  createdAt: number;
+  /** Sandbox metadata attempt: incremented each time the sandbox is recreated. */
+  attempt: number;
+  /** Primary pod IP; empty for host-network pods and sandboxes without network. */
+  ip?: string;
+  additionalIps: string[];
+  hostNetwork: boolean;
+}
+
+/** kubecontainer.PodStatus: everything the runtime knows of one pod, newest sandbox and containers first. */
+export interface RuntimePodStatus {
+  uid: string;
+  name: string;
+  namespace: string;
+  ips: string[];
+  /** Newest first. */
+  sandboxes: RuntimeSandboxStatus[];
+  /** Every container of the pod that still exists in the runtime, newest first. */
+  containers: RuntimeContainerStatus[];
+  /** When this status was read. */
+  timestamp: number;
+}
+
+/** A short listing entry (kubecontainer.Container) used by the PLEG, GC and orphan cleanup. */
+export interface RunningContainer {
+  id: string;
+  name: string;
+  state: RuntimeContainerState;
+  image: string;
+  imageRef: string;
+  hash: string;
+  createdAt: number;
+  sandboxId: string;
+}
+
+export interface RunningSandbox {
+  id: string;
+  state: 'ready' | 'notready';
+  createdAt: number;
+}
+
+/** kubecontainer.Pod: a pod as grouped from the runtime's list calls by its UID label. */
+export interface RunningPod {
+  uid: string;
+  name: string;
+  namespace: string;
+  sandboxes: RunningSandbox[];
+  containers: RunningContainer[];
+}
+
+/** The step of SyncPod that failed (upstream kubecontainer.SyncAction). */
+export type SyncAction =
+  | 'CreatePodSandbox'
+  | 'KillPodSandbox'
+  | 'StartContainer'
+  | 'KillContainer'
+  | 'InitContainer'
+  | 'ConfigPodSandbox';
+
+/**
+ * One outcome of SyncPod for one target. `reason` is the upstream waiting reason that the
+ * pod status must show for the container (ErrImagePull, ImagePullBackOff, CrashLoopBackOff,
+ * CreateContainerConfigError, CreateContainerError, RunContainerError, PostStartHookError…).
+ */
+export interface SyncResult {
+  action: SyncAction;
+  /** Container name, or the pod's full name for sandbox actions. */
+  target: string;
+  /** Undefined on success. */
+  reason?: string;
+  message?: string;
+}
+
+export interface PodSyncResult {
+  results: SyncResult[];
+  /** The first error, if any: the sync is retried with backoff by the caller. */
+  error?: Error;
+}
+
+/** Node-level runtime conditions (CRI Status): RuntimeReady and NetworkReady. */
+export interface RuntimeCondition {
+  type: string;
+  status: boolean;
+  reason: string;
+  message: string;
+}
+
+/** Container GC policy (upstream kubecontainer.GCPolicy; the kubelet's defaults: 0s, 1, -1). */
+export interface ContainerGCPolicy {
+  /** Minimum age of a dead container before it may be collected. */
+  minAgeMs: number;
+  /** Dead containers kept per (pod, container name); upstream MaxPerPodContainer = 1. */
+  maxPerPodContainer: number;
+  /** Dead containers kept on the node; < 0 = no limit. */
+  maxContainers: number;
+}
+
+/**
+ * Upstream kubecontainer.Runtime, the slice the lifecycle core uses.
+ */
+export interface ContainerRuntime {
+  /** Pods grouped from CRI list calls; `all` includes exited containers and not-ready sandboxes. */
+  getPods(all: boolean): Promise<RunningPod[]>;
+  /** Full status of one pod from PodSandboxStatus + ContainerStatus calls. */
+  getPodStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus>;
+  /**
+   * Converge one pod: computePodActions, then kill / create sandbox / start init containers /
+   * start containers. `crashLoopBackoff` is keyed per container (see `backoffKey`).
+   */
+  syncPod(pod: Pod, status: RuntimePodStatus, crashLoopBackoff: Backoff, signal?: AbortSignal): Promise<PodSyncResult>;
+  /**
+   * Stop every container (preStop hooks, grace period from the pod, the override, or the
+   * container's annotation when the pod spec is gone) and then the sandboxes. Does not remove them.
+   */
+  killPod(pod: Pod | undefined, running: RunningPod, gracePeriodOverrideSeconds?: number): Promise<PodSyncResult>;
+  /** Remove dead containers and sandboxes per policy; `isPodDeleted(uid)` says whether a pod is gone for good. */
+  garbageCollect(policy: ContainerGCPolicy, allSourcesReady: boolean, isPodDeleted: (uid: string) => boolean): Promise<void>;
+  /** Runtime conditions for /healthz and node status. */
+  status(): Promise<RuntimeCondition[]>;
+}
+
+/** Probe verdicts the runtime manager consults in computePodActions (wired to the probe manager later). */
+export interface ProbeResults {
+  /** True when the container's liveness probe has failed (it must be restarted). */
+  livenessFailed(containerId: string): boolean;
+  /** True when the container's startup probe has failed (it must be restarted). */
+  startupFailed(containerId: string): boolean;
+}
+
+/** A mount handed to CRI for a container. */
+export interface ContainerMount {
+  containerPath: string;
+  hostPath: string;
+  readOnly: boolean;
+  propagation?: 'private' | 'host-to-container' | 'bidirectional';
+  selinuxRelabel?: boolean;
+}
+
+/** What the kubelet computes for each container before CreateContainer (upstream RunContainerOptions). */
+export interface RunContainerOptions {
+  env: Array<{ name: string; value: string }>;
+  mounts: ContainerMount[];
+  hostname: string;
+}
+
+/**
+ * Upstream RuntimeHelper: what the runtime manager needs from the rest of the kubelet.
+ * apps/kubelet wires the real one (cgroups from cgroup-manager, mounts from volume-manager).
+ */
+export interface RuntimeHelper {
+  /** Env (with fieldRef/resourceFieldRef values), mounts and hostname for a container. */
+  generateRunContainerOptions(pod: Pod, container: Container, podIPs: string[]): Promise<RunContainerOptions>;
+  /** The cgroup parent for the pod's sandbox (cgroupfs form), or undefined for the runtime's default. */
+  getPodCgroupParent(pod: Pod): string | undefined;
+  /** DNS for the sandbox: servers, searches, options (from resolvConf for dnsPolicy Default/ClusterFirst without cluster DNS). */
+  getPodDNS(pod: Pod): Promise<{ servers: string[]; searches: string[]; options: string[] }>;
+  /** `<root-dir>/pods/<uid>`. */
+  getPodDir(uid: string): string;
+}
