@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Command (2) of the README: install everything, then run every check and every test of the
+# repository — unit tests and the integration tests against the real containerd started by
+# scripts/test-runtime.sh. Ends with one line "tests: N passed, N failed, N skipped".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1
+export CI="${CI:-}"
+start=$(date +%s)
+
+bash scripts/setup.sh
+
+summary=$(mktemp)
+export KUBELET_TS_TEST_SUMMARY="$summary"
+status=0
+
+step() { echo; echo "=== $* ($(( $(date +%s) - start ))s)"; }
+
+step "generated code is up to date"
+npx turbo run check:generated --output-logs=errors-only || status=1
+step "typecheck"
+npx turbo run typecheck --output-logs=errors-only || status=1
+step "lint"
+npx eslint . || status=1
+step "published shape (publint, attw)"
+npx turbo run check:publish --output-logs=errors-only || status=1
+
+step "unit tests"
+npx turbo run test:unit --concurrency=2 || status=1
+
+step "runtime test environment"
+bash scripts/test-runtime.sh up
+# shellcheck disable=SC1091
+source "${KUBELET_TS_RUNTIME_DIR:-/run/kubelet-ts-runtime}/env"
+
+step "integration tests against the real containerd ($KUBELET_TS_CRI_ENDPOINT)"
+npx turbo run test:integration --concurrency=1 || status=1
+
+if [ "${KUBELET_TS_KEEP_RUNTIME:-}" != "1" ]; then
+  step "tearing the runtime test environment down"
+  bash scripts/test-runtime.sh down || status=1
+fi
+
+passed=0 failed=0 skipped=0
+while IFS=$'\t' read -r _dir p f s; do
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+done < "$summary"
+rm -f "$summary"
+[ "$failed" -eq 0 ] || status=1
+echo
+echo "finished in $(( $(date +%s) - start ))s"
+echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
+exit "$status"
