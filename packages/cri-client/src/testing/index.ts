@@ -1,1 +1,1 @@
-export const placeholderTesting = true;
+export {};

@@ -1,0 +1,20 @@
+// Original file: runtime/v1/api.proto
+
+
+export interface AttachRequest {
+  'containerId'?: (string);
+  'stdin'?: (boolean);
+  'tty'?: (boolean);
+  'stdout'?: (boolean);
+  'stderr'?: (boolean);
+  'auditRequestId'?: (string);
+}
+
+export interface AttachRequest__Output {
+  'containerId': (string);
+  'stdin': (boolean);
+  'tty': (boolean);
+  'stdout': (boolean);
+  'stderr': (boolean);
+  'auditRequestId': (string);
+}

@@ -1,0 +1,22 @@
+// Original file: runtime/v1/api.proto
+
+
+export interface ExecRequest {
+  'containerId'?: (string);
+  'cmd'?: (string)[];
+  'tty'?: (boolean);
+  'stdin'?: (boolean);
+  'stdout'?: (boolean);
+  'stderr'?: (boolean);
+  'auditRequestId'?: (string);
+}
+
+export interface ExecRequest__Output {
+  'containerId': (string);
+  'cmd': (string)[];
+  'tty': (boolean);
+  'stdin': (boolean);
+  'stdout': (boolean);
+  'stderr': (boolean);
+  'auditRequestId': (string);
+}
