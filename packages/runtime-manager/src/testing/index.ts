@@ -1,1 +1,8 @@
-export const placeholderTesting = true;
+export { FakeContainerRuntime } from './fake-container-runtime.js';
+export type {
+  FakeContainerRuntimeOptions,
+  FakePodState,
+  FakeRuntimeCall,
+  FakeRuntimeMethod,
+  FakeSyncPodHandler,
+} from './fake-container-runtime.js';
