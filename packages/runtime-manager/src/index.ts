@@ -17,3 +17,30 @@ export type {
   SyncAction,
   SyncResult,
 } from './types.js';
+export { RuntimeManagerError, isRuntimeManagerError } from './errors.js';
+export type { RuntimeManagerErrorCode } from './errors.js';
+export { backoffKey, fnv1a32, hashContainer } from './hash.js';
+export {
+  CONTAINER_HASH_ANNOTATION,
+  CONTAINER_PORTS_ANNOTATION,
+  CONTAINER_PRE_STOP_HANDLER_ANNOTATION,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION,
+  CONTAINER_TYPE_ANNOTATION,
+  ContainerType,
+  KUBERNETES_CONTAINER_NAME_LABEL,
+  KUBERNETES_POD_NAME_LABEL,
+  KUBERNETES_POD_NAMESPACE_LABEL,
+  KUBERNETES_POD_UID_LABEL,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+  decodeContainerAnnotations,
+  decodeContainerLabels,
+  decodeSandboxLabels,
+  newContainerAnnotations,
+  newContainerLabels,
+  newPodAnnotations,
+  newPodLabels,
+} from './labels.js';
+export type { ContainerAnnotationInfo, ContainerLabelInfo, SandboxLabelInfo } from './labels.js';

@@ -1,0 +1,126 @@
+import type { Pod } from '@kubelet-ts/api';
+import { backoffKey, fnv1a32, hashContainer } from './hash.js';
+import {
+  CONTAINER_HASH_ANNOTATION,
+  CONTAINER_PORTS_ANNOTATION,
+  CONTAINER_PRE_STOP_HANDLER_ANNOTATION,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  CONTAINER_TYPE_ANNOTATION,
+  decodeContainerAnnotations,
+  decodeContainerLabels,
+  decodeSandboxLabels,
+  newContainerAnnotations,
+  newContainerLabels,
+  newPodAnnotations,
+  newPodLabels,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+} from './labels.js';
+
+const pod: Pod = {
+  metadata: {
+    name: 'web',
+    namespace: 'prod',
+    uid: 'u-1',
+    labels: { app: 'web', 'io.kubernetes.pod.name': 'spoofed' },
+    annotations: { note: 'x' },
+    deletionGracePeriodSeconds: 7,
+  },
+  spec: {
+    terminationGracePeriodSeconds: 45,
+    initContainers: [{ name: 'init', image: 'busybox' }],
+    containers: [
+      {
+        name: 'app',
+        image: 'busybox',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+        lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo bye'] } } },
+        ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+      },
+    ],
+  },
+};
+const app = pod.spec.containers[0]!;
+
+describe('labels and annotations', () => {
+  it('sandbox labels carry the pod labels plus the upstream identity labels, which win', () => {
+    const labels = newPodLabels(pod);
+    expect(labels).toEqual({ app: 'web', 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'prod', 'io.kubernetes.pod.uid': 'u-1' });
+    expect(newPodAnnotations(pod)).toEqual({ note: 'x' });
+    expect(decodeSandboxLabels(labels)).toEqual({ podName: 'web', podNamespace: 'prod', podUID: 'u-1', labels: { app: 'web' } });
+  });
+
+  it('container labels round-trip', () => {
+    const labels = newContainerLabels(app, pod);
+    expect(labels).toEqual({
+      'io.kubernetes.pod.name': 'web',
+      'io.kubernetes.pod.namespace': 'prod',
+      'io.kubernetes.pod.uid': 'u-1',
+      'io.kubernetes.container.name': 'app',
+    });
+    expect(decodeContainerLabels(labels)).toEqual({ podName: 'web', podNamespace: 'prod', podUID: 'u-1', containerName: 'app' });
+  });
+
+  it('container annotations use the upstream names and round-trip', () => {
+    const annotations = newContainerAnnotations(app, pod, 3);
+    expect(annotations[CONTAINER_HASH_ANNOTATION]).toBe(hashContainer(app));
+    expect(annotations[CONTAINER_RESTART_COUNT_ANNOTATION]).toBe('3');
+    expect(annotations[POD_DELETION_GRACE_PERIOD_ANNOTATION]).toBe('7');
+    expect(annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]).toBe('45');
+    expect(JSON.parse(annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION] ?? '')).toEqual({ exec: { command: ['sh', '-c', 'echo bye'] } });
+    expect(JSON.parse(annotations[CONTAINER_PORTS_ANNOTATION] ?? '')).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    expect(annotations[CONTAINER_TYPE_ANNOTATION]).toBe('container');
+    expect(newContainerAnnotations(pod.spec.initContainers![0]!, pod, 0)[CONTAINER_TYPE_ANNOTATION]).toBe('init');
+
+    expect(decodeContainerAnnotations(annotations)).toEqual({
+      hash: hashContainer(app),
+      restartCount: 3,
+      podDeletionGracePeriodSeconds: 7,
+      podTerminationGracePeriodSeconds: 45,
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+      preStopHandler: { exec: { command: ['sh', '-c', 'echo bye'] } },
+      containerPorts: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+      containerType: 'container',
+    });
+  });
+
+  it('omits absent grace periods, handlers and ports; malformed values decode as missing', () => {
+    const bare: Pod = { metadata: { name: 'p', namespace: 'n', uid: 'u' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+    const annotations = newContainerAnnotations(bare.spec.containers[0]!, bare, 0);
+    expect(Object.keys(annotations).sort()).toEqual([
+      'io.kubernetes.container.hash',
+      'io.kubernetes.container.restartCount',
+      'io.kubernetes.container.terminationMessagePath',
+      'io.kubernetes.container.terminationMessagePolicy',
+      'io.kubernetes.container.type',
+    ]);
+    const decoded = decodeContainerAnnotations({ [CONTAINER_RESTART_COUNT_ANNOTATION]: 'x', [CONTAINER_PRE_STOP_HANDLER_ANNOTATION]: '{bad' });
+    expect(decoded.restartCount).toBe(0);
+    expect(decoded.preStopHandler).toBeUndefined();
+    expect(decoded.podTerminationGracePeriodSeconds).toBeUndefined();
+    expect(decodeContainerLabels(undefined)).toEqual({ podName: '', podNamespace: '', podUID: '', containerName: '' });
+  });
+});
+
+describe('hashContainer', () => {
+  it('is FNV-1a 32 (known vectors)', () => {
+    expect(fnv1a32('')).toBe(0x811c9dc5);
+    expect(fnv1a32('a')).toBe(0xe40c292c);
+    expect(fnv1a32('foobar')).toBe(0xbf9cf968);
+  });
+
+  it('is stable across key order and empty fields, and changes when the spec changes', () => {
+    const a = hashContainer({ name: 'c', image: 'busybox', command: ['sleep', '1'] });
+    const b = hashContainer({ command: ['sleep', '1'], image: 'busybox', name: 'c', args: [], env: undefined });
+    expect(a).toBe(b);
+    expect(a).toMatch(/^[0-9a-f]{1,8}$/);
+    expect(hashContainer({ name: 'c', image: 'busybox', command: ['sleep', '2'] })).not.toBe(a);
+    expect(hashContainer({ name: 'c', image: 'busybox:2', command: ['sleep', '1'] })).not.toBe(a);
+  });
+
+  it('backoffKey is name_namespace_uid_container_hash', () => {
+    expect(backoffKey(pod, app)).toBe(`web_prod_u-1_app_${hashContainer(app)}`);
+  });
+});

@@ -1,0 +1,173 @@
+import type { Container, ContainerPort, LifecycleHandler, Pod } from '@kubelet-ts/api';
+import { hashContainer } from './hash.js';
+
+// Label and annotation names exactly as upstream (pkg/kubelet/types/labels.go, kuberuntime/labels.go):
+// other tools (crictl, log collectors) and a kubelet restarted over running containers read them.
+
+export const KUBERNETES_POD_NAME_LABEL = 'io.kubernetes.pod.name';
+export const KUBERNETES_POD_NAMESPACE_LABEL = 'io.kubernetes.pod.namespace';
+export const KUBERNETES_POD_UID_LABEL = 'io.kubernetes.pod.uid';
+export const KUBERNETES_CONTAINER_NAME_LABEL = 'io.kubernetes.container.name';
+
+export const POD_DELETION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.deletionGracePeriod';
+export const POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';
+export const CONTAINER_HASH_ANNOTATION = 'io.kubernetes.container.hash';
+export const CONTAINER_RESTART_COUNT_ANNOTATION = 'io.kubernetes.container.restartCount';
+export const CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION = 'io.kubernetes.container.terminationMessagePath';
+export const CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION = 'io.kubernetes.container.terminationMessagePolicy';
+export const CONTAINER_PRE_STOP_HANDLER_ANNOTATION = 'io.kubernetes.container.preStopHandler';
+export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
+export const CONTAINER_TYPE_ANNOTATION = 'io.kubernetes.container.type';
+
+/** Values of the container type annotation. */
+export const ContainerType = { Init: 'init', Container: 'container', Ephemeral: 'ephemeral' } as const;
+export type ContainerType = (typeof ContainerType)[keyof typeof ContainerType];
+
+/** Sandbox labels: the pod's labels plus name, namespace and UID (which win over the pod's own). */
+export function newPodLabels(pod: Pod): Record<string, string> {
+  return {
+    ...(pod.metadata.labels ?? {}),
+    [KUBERNETES_POD_NAME_LABEL]: pod.metadata.name,
+    [KUBERNETES_POD_NAMESPACE_LABEL]: pod.metadata.namespace,
+    [KUBERNETES_POD_UID_LABEL]: pod.metadata.uid,
+  };
+}
+
+/** Sandbox annotations: the pod's annotations. */
+export function newPodAnnotations(pod: Pod): Record<string, string> {
+  return { ...(pod.metadata.annotations ?? {}) };
+}
+
+/** Container labels: the pod's name, namespace, UID and the container's name (not the pod's labels). */
+export function newContainerLabels(container: Container, pod: Pod): Record<string, string> {
+  return {
+    [KUBERNETES_POD_NAME_LABEL]: pod.metadata.name,
+    [KUBERNETES_POD_NAMESPACE_LABEL]: pod.metadata.namespace,
+    [KUBERNETES_POD_UID_LABEL]: pod.metadata.uid,
+    [KUBERNETES_CONTAINER_NAME_LABEL]: container.name,
+  };
+}
+
+/** Container annotations: what the kubelet needs back after a restart to manage the container without its spec. */
+export function newContainerAnnotations(container: Container, pod: Pod, restartCount: number): Record<string, string> {
+  const annotations: Record<string, string> = {
+    [CONTAINER_HASH_ANNOTATION]: hashContainer(container),
+    [CONTAINER_RESTART_COUNT_ANNOTATION]: String(restartCount),
+    [CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION]: container.terminationMessagePath ?? '',
+    [CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION]: container.terminationMessagePolicy ?? '',
+  };
+  if (pod.metadata.deletionGracePeriodSeconds !== undefined) {
+    annotations[POD_DELETION_GRACE_PERIOD_ANNOTATION] = String(pod.metadata.deletionGracePeriodSeconds);
+  }
+  if (pod.spec.terminationGracePeriodSeconds !== undefined) {
+    annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] = String(pod.spec.terminationGracePeriodSeconds);
+  }
+  if (container.lifecycle?.preStop !== undefined) {
+    annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
+  }
+  if (container.ports !== undefined && container.ports.length > 0) {
+    annotations[CONTAINER_PORTS_ANNOTATION] = JSON.stringify(container.ports);
+  }
+  if ((pod.spec.initContainers ?? []).some((c) => c.name === container.name)) annotations[CONTAINER_TYPE_ANNOTATION] = ContainerType.Init;
+  else if (pod.spec.containers.some((c) => c.name === container.name)) annotations[CONTAINER_TYPE_ANNOTATION] = ContainerType.Container;
+  else if ((pod.spec.ephemeralContainers ?? []).some((c) => c.name === container.name)) {
+    annotations[CONTAINER_TYPE_ANNOTATION] = ContainerType.Ephemeral;
+  }
+  return annotations;
+}
+
+/** What a sandbox's labels say about its pod. */
+export interface SandboxLabelInfo {
+  podName: string;
+  podNamespace: string;
+  podUID: string;
+  /** The pod's own labels (without the three kubelet labels). */
+  labels: Record<string, string>;
+}
+
+/** Decodes sandbox labels (upstream getPodSandboxInfoFromLabels); missing labels decode as ''. */
+export function decodeSandboxLabels(labels: Record<string, string> | undefined): SandboxLabelInfo {
+  const all = labels ?? {};
+  const own: Record<string, string> = {};
+  for (const [k, v] of Object.entries(all)) {
+    if (k !== KUBERNETES_POD_NAME_LABEL && k !== KUBERNETES_POD_NAMESPACE_LABEL && k !== KUBERNETES_POD_UID_LABEL) own[k] = v;
+  }
+  return {
+    podName: all[KUBERNETES_POD_NAME_LABEL] ?? '',
+    podNamespace: all[KUBERNETES_POD_NAMESPACE_LABEL] ?? '',
+    podUID: all[KUBERNETES_POD_UID_LABEL] ?? '',
+    labels: own,
+  };
+}
+
+export interface ContainerLabelInfo {
+  podName: string;
+  podNamespace: string;
+  podUID: string;
+  containerName: string;
+}
+
+/** Decodes container labels (upstream getContainerInfoFromLabels); missing labels decode as ''. */
+export function decodeContainerLabels(labels: Record<string, string> | undefined): ContainerLabelInfo {
+  const all = labels ?? {};
+  return {
+    podName: all[KUBERNETES_POD_NAME_LABEL] ?? '',
+    podNamespace: all[KUBERNETES_POD_NAMESPACE_LABEL] ?? '',
+    podUID: all[KUBERNETES_POD_UID_LABEL] ?? '',
+    containerName: all[KUBERNETES_CONTAINER_NAME_LABEL] ?? '',
+  };
+}
+
+export interface ContainerAnnotationInfo {
+  /** Hex spec hash; '' when missing. */
+  hash: string;
+  restartCount: number;
+  podDeletionGracePeriodSeconds?: number;
+  podTerminationGracePeriodSeconds?: number;
+  terminationMessagePath: string;
+  terminationMessagePolicy: string;
+  preStopHandler?: LifecycleHandler;
+  containerPorts?: ContainerPort[];
+  containerType?: string;
+}
+
+/**
+ * Decodes container annotations (upstream getContainerInfoFromAnnotations). Malformed values are
+ * treated as missing (restart count 0, no grace period, no handler), as upstream logs and goes on.
+ */
+export function decodeContainerAnnotations(annotations: Record<string, string> | undefined): ContainerAnnotationInfo {
+  const all = annotations ?? {};
+  const info: ContainerAnnotationInfo = {
+    hash: all[CONTAINER_HASH_ANNOTATION] ?? '',
+    restartCount: parseIntOr(all[CONTAINER_RESTART_COUNT_ANNOTATION]) ?? 0,
+    terminationMessagePath: all[CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION] ?? '',
+    terminationMessagePolicy: all[CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION] ?? '',
+  };
+  const deletion = parseIntOr(all[POD_DELETION_GRACE_PERIOD_ANNOTATION]);
+  if (deletion !== undefined) info.podDeletionGracePeriodSeconds = deletion;
+  const termination = parseIntOr(all[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]);
+  if (termination !== undefined) info.podTerminationGracePeriodSeconds = termination;
+  const preStop = parseJson(all[CONTAINER_PRE_STOP_HANDLER_ANNOTATION]);
+  if (preStop !== undefined && typeof preStop === 'object' && preStop !== null && !Array.isArray(preStop)) {
+    info.preStopHandler = preStop as LifecycleHandler;
+  }
+  const ports = parseJson(all[CONTAINER_PORTS_ANNOTATION]);
+  if (Array.isArray(ports)) info.containerPorts = ports as ContainerPort[];
+  const type = all[CONTAINER_TYPE_ANNOTATION];
+  if (type !== undefined) info.containerType = type;
+  return info;
+}
+
+function parseIntOr(value: string | undefined): number | undefined {
+  if (value === undefined || !/^-?\d+$/.test(value)) return undefined;
+  return Number.parseInt(value, 10);
+}
+
+function parseJson(value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
