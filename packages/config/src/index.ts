@@ -1,1 +1,31 @@
-export const placeholder = true;
+export { loadKubeletConfiguration } from './load.js';
+export type { LoadKubeletConfigurationOptions, LoadKubeletConfigurationResult, ConfigSources } from './load.js';
+export { parseKubeletArgs, kubeletFlagUsage } from './flags.js';
+export type { KubeletFlags, ParsedKubeletArgs } from './flags.js';
+export { KUBELET_FLAGS, KUBELET_CLI_FLAGS, KUBELET_CONFIG_FLAGS, CONFIG_FLAG_DEPRECATION } from './flag-table.js';
+export type { FlagSpec, FlagKind, KubeletFlagField } from './flag-table.js';
+export { applyKubeletConfigurationDefaults, DURATION_FIELDS } from './defaults.js';
+export type { KubeletConfiguration, KubeletAuthentication, KubeletAuthorization, DefaultingOptions } from './defaults.js';
+export {
+  kubeletConfigurationSchema,
+  KUBELET_CONFIG_API_VERSION,
+  KUBELET_CONFIG_KIND,
+  ENFORCE_NODE_ALLOCATABLE_OPTIONS,
+} from './schema.js';
+export type { KubeletConfigurationInput, Taint, MemoryReservation, LoggingConfiguration } from './schema.js';
+export { validateKubeletConfiguration, validateDocument } from './validate.js';
+export type { FieldIssue } from './validate.js';
+export { parseDuration, formatDuration, normalizeDuration, durationMs, isDuration } from './duration.js';
+export { parseQuantity, isQuantity } from './quantity.js';
+export {
+  parseEvictionMap,
+  parseEvictionThresholdValue,
+  isEvictionSignal,
+  EVICTION_SIGNALS,
+  DEFAULT_EVICTION_HARD,
+} from './eviction.js';
+export type { EvictionSignal, EvictionThresholdValue } from './eviction.js';
+export { summarizeConfiguration } from './summary.js';
+export type { ConfigurationSummary } from './summary.js';
+export { ConfigError, isConfigError, formatConfigIssue } from './errors.js';
+export type { ConfigIssue, ConfigErrorCode } from './errors.js';

@@ -1,1 +1,3 @@
-export const placeholderTesting = true;
+export { createFakeFileSystem } from './fake-file-system.js';
+export type { FakeFileSystem } from './fake-file-system.js';
+export { kubeletConfigurationFixture } from './fixture.js';
