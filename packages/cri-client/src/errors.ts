@@ -58,19 +58,28 @@ export class CriError extends Error {
       options.grpcCode ?? (options.code === 'VERSION_MISMATCH' ? GrpcStatus.FAILED_PRECONDITION : GrpcStatus[options.code]);
   }
 
-  /** Builds a CriError from anything a gRPC call may reject with (a ServiceError, an abort reason, …). */
-  static from(err: unknown, method: string): CriError {
+  /**
+   * Builds a CriError from anything a gRPC call may reject with (a ServiceError, an abort reason, …).
+   * `endpoint`, when given, is named in the message so that an operator sees which runtime failed.
+   */
+  static from(err: unknown, method: string, endpoint?: string): CriError {
     if (err instanceof CriError) return err;
+    const where = endpoint === undefined ? '' : ` (${endpoint})`;
     if (isServiceErrorLike(err)) {
       const code = GRPC_CODE_NAMES[err.code] ?? 'UNKNOWN';
-      const details = typeof err.details === 'string' ? err.details : '';
-      return new CriError(`${method}: ${code}: ${details || err.message}`, { code, grpcCode: err.code, method, details, cause: err });
+      const details = typeof err.details === 'string' && err.details !== '' ? err.details : err.message;
+      const text =
+        code === 'UNAVAILABLE' && endpoint !== undefined
+          ? `container runtime at ${endpoint} is not reachable: ${details}`
+          : details;
+      const message = code === 'UNAVAILABLE' && endpoint !== undefined ? `${method}: ${code}: ${text}` : `${method}${where}: ${code}: ${text}`;
+      return new CriError(message, { code, grpcCode: err.code, method, details, cause: err });
     }
     if (err instanceof Error && err.name === 'AbortError') {
-      return new CriError(`${method}: CANCELLED: ${err.message}`, { code: 'CANCELLED', method, cause: err });
+      return new CriError(`${method}${where}: CANCELLED: ${err.message}`, { code: 'CANCELLED', method, cause: err });
     }
     const message = err instanceof Error ? err.message : String(err);
-    return new CriError(`${method}: UNKNOWN: ${message}`, { code: 'UNKNOWN', method, cause: err });
+    return new CriError(`${method}${where}: UNKNOWN: ${message}`, { code: 'UNKNOWN', method, cause: err });
   }
 }
 
