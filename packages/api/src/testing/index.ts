@@ -1,1 +1,2 @@
-export const placeholderTesting = true;
+export { newPod, newContainer } from './builders.js';
+export type { NewPodOptions } from './builders.js';

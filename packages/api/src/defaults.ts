@@ -1,0 +1,98 @@
+import {
+  DEFAULT_NAMESPACE,
+  DEFAULT_SCHEDULER_NAME,
+  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+  DEFAULT_TERMINATION_MESSAGE_PATH,
+  DEFAULT_VOLUME_MODE,
+} from './constants.js';
+import { parseImageReference } from './image.js';
+import type { Container, HTTPGetAction, LifecycleHandler, Pod, Probe, Volume } from './schemas.js';
+import { VOLUME_SOURCE_KEYS } from './schemas.js';
+
+/**
+ * Upstream SetDefaults_* for a Pod (pkg/apis/core/v1/defaults.go) plus the namespace default the
+ * kubelet's config sources apply. Returns a new object; the input is not modified.
+ */
+export function applyPodDefaults(input: Pod): Pod {
+  const pod = structuredClone(input);
+  if (pod.metadata.namespace === '') pod.metadata.namespace = DEFAULT_NAMESPACE;
+  const spec = pod.spec;
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.restartPolicy ||= 'Always';
+  spec.securityContext ??= {};
+  spec.terminationGracePeriodSeconds ??= DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  spec.schedulerName ||= DEFAULT_SCHEDULER_NAME;
+  spec.enableServiceLinks ??= true;
+
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+    defaultContainer(container, spec.hostNetwork === true);
+  }
+  for (const volume of spec.volumes ?? []) defaultVolume(volume);
+  return pod;
+}
+
+/** Pull policy upstream picks for an image: Always for ":latest" or no tag (and no digest), else IfNotPresent. */
+export function defaultImagePullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  return parseImageReference(image).tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(container: Container, hostNetwork: boolean): void {
+  container.imagePullPolicy ||= defaultImagePullPolicy(container.image);
+  container.terminationMessagePath ||= DEFAULT_TERMINATION_MESSAGE_PATH;
+  container.terminationMessagePolicy ||= 'File';
+  for (const port of container.ports ?? []) {
+    port.protocol ||= 'TCP';
+    // SetDefaults_Pod: with host networking the host port is the container port.
+    if (hostNetwork && (port.hostPort === undefined || port.hostPort === 0)) port.hostPort = port.containerPort;
+  }
+  // SetDefaults_Pod: requests default to limits, resource by resource.
+  const resources = container.resources;
+  if (resources?.limits !== undefined) {
+    const requests = (resources.requests ??= {});
+    for (const [name, value] of Object.entries(resources.limits)) {
+      if (!(name in requests)) requests[name] = value;
+    }
+  }
+  for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) {
+    if (probe !== undefined) defaultProbe(probe);
+  }
+  defaultHandler(container.lifecycle?.postStart);
+  defaultHandler(container.lifecycle?.preStop);
+  for (const env of container.env ?? []) {
+    const fieldRef = env.valueFrom?.fieldRef;
+    if (fieldRef !== undefined) fieldRef.apiVersion ||= 'v1';
+  }
+}
+
+function defaultProbe(probe: Probe): void {
+  probe.timeoutSeconds ||= 1;
+  probe.periodSeconds ||= 10;
+  probe.successThreshold ||= 1;
+  probe.failureThreshold ||= 3;
+  if (probe.httpGet !== undefined) defaultHttpGet(probe.httpGet);
+  if (probe.grpc !== undefined) probe.grpc.service ??= '';
+}
+
+function defaultHandler(handler: LifecycleHandler | undefined): void {
+  if (handler?.httpGet !== undefined) defaultHttpGet(handler.httpGet);
+}
+
+function defaultHttpGet(action: HTTPGetAction): void {
+  action.path ||= '/';
+  action.scheme ||= 'HTTP';
+}
+
+function defaultVolume(volume: Volume): void {
+  // SetDefaults_Volume: a volume without any source is an emptyDir.
+  if (!VOLUME_SOURCE_KEYS.some((key) => volume[key] !== undefined)) volume.emptyDir = {};
+  if (volume.hostPath !== undefined) volume.hostPath.type ??= '';
+  if (volume.configMap !== undefined) volume.configMap.defaultMode ??= DEFAULT_VOLUME_MODE;
+  if (volume.secret !== undefined) volume.secret.defaultMode ??= DEFAULT_VOLUME_MODE;
+  if (volume.downwardAPI !== undefined) {
+    volume.downwardAPI.defaultMode ??= DEFAULT_VOLUME_MODE;
+    for (const item of volume.downwardAPI.items ?? []) {
+      if (item.fieldRef !== undefined) item.fieldRef.apiVersion ||= 'v1';
+    }
+  }
+  if (volume.projected !== undefined) volume.projected.defaultMode ??= DEFAULT_VOLUME_MODE;
+}
