@@ -44,3 +44,14 @@ export {
   newPodLabels,
 } from './labels.js';
 export type { ContainerAnnotationInfo, ContainerLabelInfo, SandboxLabelInfo } from './labels.js';
+export {
+  ContainerKillReason,
+  computePodActions,
+  findContainerStatus,
+  isRestartableInitContainer,
+  nextRestartCount,
+  podSandboxChanged,
+  shouldContainerBeRestarted,
+  shouldRestartOnFailure,
+} from './compute-pod-actions.js';
+export type { ComputePodActionsDeps, ContainerToKill, PodActions } from './compute-pod-actions.js';

@@ -169,6 +169,12 @@ export interface ProbeResults {
   livenessFailed(containerId: string): boolean;
   /** True when the container's startup probe has failed (it must be restarted). */
   startupFailed(containerId: string): boolean;
+  /**
+   * Optional (runtime-manager extension): false while a container with a startup probe has not
+   * passed it yet. Consulted for sidecars only: the next init container waits until the sidecar
+   * has started. When absent, a running sidecar counts as started.
+   */
+  startupSucceeded?(containerId: string): boolean;
 }
 
 /** A mount handed to CRI for a container. */
