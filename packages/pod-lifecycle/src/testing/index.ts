@@ -1,1 +1,2 @@
-export const placeholderTesting = true;
+export { makePod } from './make-pod.js';
+export type { MakePodOptions } from './make-pod.js';

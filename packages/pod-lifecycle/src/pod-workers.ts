@@ -1,0 +1,364 @@
+import type { Pod } from '@kubelet-ts/api';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage, jitter, noopLogger } from '@kubelet-ts/common';
+import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import { effectiveGracePeriodSeconds } from './internal/grace-period.js';
+import type { PodStatusCache } from './pod-cache.js';
+
+/** Upstream kubetypes.SyncPodType. */
+export type PodUpdateType = 'create' | 'update' | 'sync' | 'kill';
+
+/** Upstream UpdatePodOptions. */
+export interface UpdatePodOptions {
+  updateType: PodUpdateType;
+  /** The desired pod; absent only for a kill of a pod known from the runtime alone. */
+  pod?: Pod;
+  /** A pod found in the runtime that no source wants (orphan): kill it. */
+  runningPod?: RunningPod;
+  /** Overrides the grace period of a kill; a later kill can only shorten it. */
+  gracePeriodOverrideSeconds?: number;
+}
+
+/** Where a pod worker is in the pod's life: running → terminating → terminated (never back). */
+export type PodWorkerState = 'syncing' | 'terminating' | 'terminated';
+
+/** What `syncKnownPods` reports per UID; `terminatedAndRecreated`: a finished pod whose UID was re-added, forgotten so it can start again. */
+export type KnownPodWorkState = PodWorkerState | 'terminatedAndRecreated';
+
+/** The work a pod worker does, injected (upstream podSyncer: SyncPod, SyncTerminatingPod, SyncTerminatedPod). */
+export interface PodSyncer {
+  /** Converges a running pod. Resolves `true` when the pod reached a terminal phase (it then terminates). */
+  syncPod(updateType: PodUpdateType, pod: Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<boolean>;
+  /** Stops every container of the pod within the grace period. */
+  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, signal: AbortSignal): Promise<void>;
+  /** Stops a pod known only from the runtime (no spec). */
+  syncTerminatingRuntimePod(runningPod: RunningPod, gracePeriodSeconds: number | undefined, signal: AbortSignal): Promise<void>;
+  /** Releases what the stopped pod still holds (volumes); runs once after termination. */
+  syncTerminatedPod(pod: Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<void>;
+}
+
+export interface PodWorkersOptions {
+  syncer: PodSyncer;
+  cache: PodStatusCache;
+  clock: Clock;
+  logger?: Logger;
+  /** Called when a pod should be synced again after `delayMs` (the sync loop's work queue). */
+  requeue?: (uid: string, delayMs: number) => void;
+  /** Resync after a successful sync: jitter(resyncInterval, 0.5), upstream workerResyncIntervalJitterFactor. Default 60 s. */
+  resyncIntervalMs?: number;
+  /** Retry after a failed sync: jitter(backOffPeriod, 0.5), upstream backOffPeriod 10 s. */
+  backOffPeriodMs?: number;
+  random?: () => number;
+}
+
+/** A snapshot of one worker, for housekeeping. */
+export interface PodWorkerInfo {
+  uid: string;
+  state: PodWorkerState;
+  /** True once syncTerminatedPod (or a runtime-only termination) completed: nothing more will run. */
+  finished: boolean;
+  pod: Pod | undefined;
+  runningPod: RunningPod | undefined;
+  gracePeriodSeconds: number | undefined;
+}
+
+/**
+ * Upstream pod_workers.go: one serial worker per pod UID. Updates arriving while a worker is busy
+ * are coalesced (the latest wins); a pod once terminating never runs again, and a UID whose
+ * termination was requested is refused for a new start until housekeeping forgets it.
+ */
+export interface PodWorkers {
+  updatePod(options: UpdatePodOptions): void;
+  /**
+   * Forgets finished workers of pods that are no longer desired (and finished ones whose UID
+   * was re-added, reported as `terminatedAndRecreated`). Returns the state of every worker known
+   * after that. From the first call on, unknown UIDs are known not to have running containers.
+   */
+  syncKnownPods(desired: readonly Pod[]): Map<string, KnownPodWorkState>;
+  /** Replays the worker's last update as a periodic 'sync' (with a newer spec when given). False when no worker exists. */
+  resync(uid: string, pod?: Pod): boolean;
+  state(uid: string): PodWorkerState | undefined;
+  isPodKnown(uid: string): boolean;
+  isPodTerminationRequested(uid: string): boolean;
+  /** True while the pod could still have running containers (unknown pods: until the first syncKnownPods). */
+  couldHaveRunningContainers(uid: string): boolean;
+  /** True when the pod's worker finished, or the pod is unknown after the first syncKnownPods. */
+  shouldPodContentBeRemoved(uid: string): boolean;
+  workers(): PodWorkerInfo[];
+  /** Resolves once no worker is processing anything (tests, shutdown). */
+  whenIdle(): Promise<void>;
+  /** Aborts in-flight work and refuses further updates. */
+  stop(): void;
+}
+
+interface Pending {
+  updateType: PodUpdateType;
+  pod: Pod | undefined;
+  runningPod: RunningPod | undefined;
+}
+
+interface WorkerStatus {
+  uid: string;
+  pod: Pod | undefined;
+  runningPod: RunningPod | undefined;
+  terminatingAt: number | undefined;
+  terminatedAt: number | undefined;
+  finished: boolean;
+  gracePeriodSeconds: number | undefined;
+  restartRequested: boolean;
+  pending: Pending | undefined;
+  working: Promise<void> | undefined;
+  abort: AbortController | undefined;
+  /** What the in-flight work is, so that a termination request can cancel a running syncPod. */
+  activeWork: PodWorkerState | undefined;
+  lastSyncTime: number;
+}
+
+const RESYNC_JITTER_FACTOR = 0.5;
+const BACKOFF_JITTER_FACTOR = 0.5;
+
+function isTerminalPhase(pod: Pod | undefined): boolean {
+  const phase = pod?.status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+function uidOf(options: UpdatePodOptions): string | undefined {
+  return options.pod?.metadata.uid ?? options.runningPod?.uid;
+}
+
+export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
+  const { syncer, cache, clock } = options;
+  const logger = options.logger ?? noopLogger;
+  const requeue = options.requeue ?? ((): void => undefined);
+  const resyncIntervalMs = options.resyncIntervalMs ?? 60_000;
+  const backOffPeriodMs = options.backOffPeriodMs ?? 10_000;
+  const random = options.random ?? Math.random;
+  const statuses = new Map<string, WorkerStatus>();
+  let podsSynced = false;
+  let stopped = false;
+
+  const stateOf = (s: WorkerStatus): PodWorkerState =>
+    s.terminatedAt !== undefined ? 'terminated' : s.terminatingAt !== undefined ? 'terminating' : 'syncing';
+
+  const podFields = (s: WorkerStatus): Record<string, unknown> => ({
+    pod: s.pod !== undefined ? `${s.pod.metadata.namespace}/${s.pod.metadata.name}` : `${s.runningPod?.namespace}/${s.runningPod?.name}`,
+    podUID: s.uid,
+  });
+
+  const requestTermination = (s: WorkerStatus, pod: Pod | undefined, overrideSeconds: number | undefined): void => {
+    const grace = effectiveGracePeriodSeconds(pod ?? s.pod, overrideSeconds);
+    if (s.terminatingAt === undefined) {
+      s.terminatingAt = clock.now();
+      s.gracePeriodSeconds = s.runningPod !== undefined && s.pod === undefined ? overrideSeconds : grace;
+      logger.debug('Pod is being terminated', { ...podFields(s), gracePeriod: s.gracePeriodSeconds });
+      // A running syncPod must not go on starting containers: cancel it (upstream cancels its context).
+      if (s.activeWork === 'syncing') s.abort?.abort(new Error('pod termination requested'));
+    } else if (s.gracePeriodSeconds !== undefined && grace < s.gracePeriodSeconds) {
+      // A later kill may only shorten the grace period.
+      s.gracePeriodSeconds = grace;
+    }
+  };
+
+  const completeWork = (s: WorkerStatus, work: PodWorkerState, err: unknown, aborted: boolean): void => {
+    s.lastSyncTime = clock.now();
+    if (aborted) return;
+    if (err !== undefined) {
+      logger.error('Error syncing pod, skipping', { ...podFields(s), err: errorMessage(err), work });
+      requeue(s.uid, jitter(backOffPeriodMs, BACKOFF_JITTER_FACTOR, random));
+      return;
+    }
+    if (work === 'syncing' && s.terminatingAt === undefined) {
+      requeue(s.uid, jitter(resyncIntervalMs, RESYNC_JITTER_FACTOR, random));
+    }
+  };
+
+  const runOnce = async (s: WorkerStatus, pending: Pending): Promise<void> => {
+    const work = stateOf(s);
+    if (s.finished) return;
+    const controller = new AbortController();
+    s.abort = controller;
+    s.activeWork = work;
+    let error: unknown;
+    try {
+      if (s.pod === undefined) {
+        // A runtime-only pod: there is no spec to sync, only something to stop.
+        if (work === 'syncing' || s.runningPod === undefined) return;
+        await syncer.syncTerminatingRuntimePod(s.runningPod, s.gracePeriodSeconds, controller.signal);
+        s.terminatedAt = clock.now();
+        s.finished = true;
+        logger.debug('Runtime pod terminated', podFields(s));
+        return;
+      }
+      const pod = s.pod;
+      const status = await cache.getNewerThan(s.uid, s.lastSyncTime, controller.signal);
+      switch (work) {
+        case 'syncing': {
+          const terminal = await syncer.syncPod(pending.updateType, pod, status, controller.signal);
+          if (terminal && s.terminatingAt === undefined) {
+            logger.debug('Pod reached a terminal phase, terminating', podFields(s));
+            requestTermination(s, pod, undefined);
+          }
+          break;
+        }
+        case 'terminating':
+          await syncer.syncTerminatingPod(pod, status, s.gracePeriodSeconds ?? effectiveGracePeriodSeconds(pod), controller.signal);
+          s.terminatedAt = clock.now();
+          break;
+        case 'terminated':
+          await syncer.syncTerminatedPod(pod, status, controller.signal);
+          s.finished = true;
+          logger.debug('Pod is terminated and all resources are reclaimed', podFields(s));
+          break;
+      }
+    } catch (err) {
+      error = err;
+    } finally {
+      const aborted = controller.signal.aborted;
+      s.abort = undefined;
+      s.activeWork = undefined;
+      completeWork(s, work, error, aborted);
+      // A transition (terminal phase, terminating → terminated) is acted on at once, as upstream.
+      if (!s.finished && !stopped && stateOf(s) !== work && s.pending === undefined) {
+        s.pending = { updateType: 'sync', pod: s.pod, runningPod: s.runningPod };
+      }
+    }
+  };
+
+  const drive = (s: WorkerStatus): void => {
+    if (s.working !== undefined) return;
+    s.working = (async () => {
+      try {
+        while (s.pending !== undefined && !stopped) {
+          const pending = s.pending;
+          s.pending = undefined;
+          await runOnce(s, pending);
+        }
+      } finally {
+        s.working = undefined;
+      }
+    })();
+  };
+
+  const api: PodWorkers = {
+    updatePod(update) {
+      if (stopped) return;
+      const uid = uidOf(update);
+      if (uid === undefined) {
+        logger.warn('Pod update without a pod or running pod, ignored', { updateType: update.updateType });
+        return;
+      }
+      let s = statuses.get(uid);
+      if (s === undefined) {
+        s = {
+          uid,
+          pod: update.pod,
+          runningPod: update.runningPod,
+          terminatingAt: undefined,
+          terminatedAt: undefined,
+          finished: false,
+          gracePeriodSeconds: undefined,
+          restartRequested: false,
+          pending: undefined,
+          working: undefined,
+          abort: undefined,
+          activeWork: undefined,
+          lastSyncTime: 0,
+        };
+        statuses.set(uid, s);
+      }
+      if (s.terminatingAt !== undefined && update.updateType === 'create') {
+        // Upstream: a UID reused while (or after) terminating waits until housekeeping forgets the old worker.
+        s.restartRequested = true;
+        logger.info('Pod is terminating but has been requested to restart with same UID, will be reconciled later', podFields(s));
+        return;
+      }
+      if (s.finished) {
+        logger.debug('Pod is finished processing, no further updates', podFields(s));
+        return;
+      }
+      if (update.pod !== undefined) s.pod = update.pod;
+      if (update.runningPod !== undefined) s.runningPod = update.runningPod;
+      const pod = update.pod ?? s.pod;
+      if (update.updateType === 'kill' || pod?.metadata.deletionTimestamp !== undefined || isTerminalPhase(update.pod)) {
+        requestTermination(s, pod, update.gracePeriodOverrideSeconds);
+      }
+      // The latest pending update wins; a create is never downgraded to a plain sync.
+      const previous = s.pending;
+      const updateType = previous?.updateType === 'create' && update.updateType !== 'kill' ? 'create' : update.updateType;
+      s.pending = { updateType, pod: s.pod, runningPod: s.runningPod };
+      drive(s);
+    },
+
+    syncKnownPods(desired) {
+      podsSynced = true;
+      const wanted = new Set(desired.map((p) => p.metadata.uid));
+      const out = new Map<string, KnownPodWorkState>();
+      for (const [uid, s] of statuses) {
+        if (!s.finished) {
+          out.set(uid, stateOf(s));
+          continue;
+        }
+        if (!wanted.has(uid)) {
+          statuses.delete(uid);
+          logger.debug('Forgetting finished pod worker', podFields(s));
+        } else if (s.restartRequested) {
+          statuses.delete(uid);
+          out.set(uid, 'terminatedAndRecreated');
+        } else {
+          out.set(uid, 'terminated');
+        }
+      }
+      return out;
+    },
+
+    resync(uid, pod) {
+      const s = statuses.get(uid);
+      if (s === undefined) return false;
+      api.updatePod({ updateType: 'sync', ...(pod ?? s.pod ? { pod: pod ?? s.pod } : {}), ...(s.runningPod ? { runningPod: s.runningPod } : {}) });
+      return true;
+    },
+
+    state(uid) {
+      const s = statuses.get(uid);
+      return s === undefined ? undefined : stateOf(s);
+    },
+    isPodKnown(uid) {
+      return statuses.has(uid);
+    },
+    isPodTerminationRequested(uid) {
+      return statuses.get(uid)?.terminatingAt !== undefined;
+    },
+    couldHaveRunningContainers(uid) {
+      const s = statuses.get(uid);
+      if (s === undefined) return !podsSynced;
+      return s.terminatedAt === undefined;
+    },
+    shouldPodContentBeRemoved(uid) {
+      const s = statuses.get(uid);
+      if (s === undefined) return podsSynced;
+      return s.finished;
+    },
+    workers() {
+      return [...statuses.values()].map((s) => ({
+        uid: s.uid,
+        state: stateOf(s),
+        finished: s.finished,
+        pod: s.pod,
+        runningPod: s.runningPod,
+        gracePeriodSeconds: s.gracePeriodSeconds,
+      }));
+    },
+    async whenIdle() {
+      for (;;) {
+        const busy = [...statuses.values()].map((s) => s.working).filter((w): w is Promise<void> => w !== undefined);
+        if (busy.length === 0) return;
+        await Promise.all(busy);
+      }
+    },
+    stop() {
+      stopped = true;
+      for (const s of statuses.values()) s.abort?.abort(new Error('pod workers stopped'));
+    },
+  };
+  return api;
+}
