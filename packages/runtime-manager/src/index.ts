@@ -55,3 +55,5 @@ export {
   shouldRestartOnFailure,
 } from './compute-pod-actions.js';
 export type { ComputePodActionsDeps, ContainerToKill, PodActions } from './compute-pod-actions.js';
+export { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, applyDefaultImageTag, createImagePuller } from './image-puller.js';
+export type { ImagePuller, ImagePullerOptions } from './image-puller.js';

@@ -1,0 +1,190 @@
+import type { Container, Pod } from '@kubelet-ts/api';
+import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
+import type { ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
+import { isRuntimeManagerError } from './errors.js';
+import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
+
+/** A small image service: a set of present images, a scripted pull. */
+class TestImages implements ImageService {
+  present = new Map<string, string>();
+  pulls: string[] = [];
+  pullError: Error | undefined;
+  /** When set, pulls wait for `release()`. */
+  gate: Promise<void> | undefined;
+  active = 0;
+  maxActive = 0;
+
+  async listImages() {
+    return { images: [] };
+  }
+  // eslint-disable-next-line require-yield
+  async *streamImages() {
+    return;
+  }
+  async imageStatus(req: { image?: { image?: string } | null }): Promise<ImageStatusResponse> {
+    const id = this.present.get(req.image?.image ?? '');
+    return { image: id === undefined ? null : ({ id } as ImageStatusResponse['image']), info: {} };
+  }
+  async pullImage(req: PullImageRequest): Promise<PullImageResponse> {
+    const name = req.image?.image ?? '';
+    this.pulls.push(name);
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      if (this.gate !== undefined) await this.gate;
+      if (this.pullError !== undefined) throw this.pullError;
+      const id = `sha256:${name.length}`;
+      this.present.set(name, id);
+      return { imageRef: id };
+    } finally {
+      this.active--;
+    }
+  }
+  async removeImage() {
+    return {};
+  }
+  async imageFsInfo() {
+    return { imageFilesystems: [], containerFilesystems: [] };
+  }
+}
+
+const pod = (uid = 'u1'): Pod => ({ metadata: { name: 'p', namespace: 'ns', uid }, spec: { containers: [] } });
+const container = (image: string, imagePullPolicy?: string): Container => ({ name: 'c', image, ...(imagePullPolicy ? { imagePullPolicy } : {}) });
+
+async function reasonOf(p: Promise<unknown>): Promise<[string, string]> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isRuntimeManagerError(err)) throw new Error(`expected a RuntimeManagerError, got ${String(err)}`);
+  return [err.code, err.message];
+}
+
+describe('applyDefaultImageTag', () => {
+  it.each([
+    ['busybox', 'busybox:latest'],
+    ['busybox:1.36', 'busybox:1.36'],
+    ['localhost:5000/a/b', 'localhost:5000/a/b:latest'],
+    ['127.0.0.1:5000/kubelet-ts/busybox:test', '127.0.0.1:5000/kubelet-ts/busybox:test'],
+    [`busybox@sha256:${'a'.repeat(64)}`, `busybox@sha256:${'a'.repeat(64)}`],
+  ])('%s -> %s', (input, output) => {
+    expect(applyDefaultImageTag(input)).toBe(output);
+  });
+
+  it.each(['', 'Busybox', 'busy box', 'busybox:', 'busybox@sha256:zz', 'a//b'])('refuses %p as InvalidImageName', (input) => {
+    expect(() => applyDefaultImageTag(input)).toThrow(expect.objectContaining({ code: 'InvalidImageName' }));
+  });
+});
+
+describe('createImagePuller', () => {
+  it('IfNotPresent: uses a present image without pulling, pulls a missing one', async () => {
+    const images = new TestImages();
+    images.present.set('busybox:1.36', 'sha256:present');
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+    await expect(puller.ensureImageExists(pod(), container('busybox:1.36', 'IfNotPresent'))).resolves.toBe('sha256:present');
+    expect(images.pulls).toEqual([]);
+    await expect(puller.ensureImageExists(pod(), container('other:1', 'IfNotPresent'))).resolves.toBe('sha256:7');
+    expect(images.pulls).toEqual(['other:1']);
+  });
+
+  it('Always pulls even when present; the default for :latest is Always', async () => {
+    const images = new TestImages();
+    images.present.set('busybox:1.36', 'sha256:present');
+    images.present.set('busybox:latest', 'sha256:present');
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+    await puller.ensureImageExists(pod(), container('busybox:1.36', 'Always'));
+    await puller.ensureImageExists(pod(), container('busybox'));
+    expect(images.pulls).toEqual(['busybox:1.36', 'busybox:latest']);
+  });
+
+  it('Never: ErrImageNeverPull with the upstream message when missing, the ref when present', async () => {
+    const images = new TestImages();
+    images.present.set('here:1', 'sha256:here');
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+    await expect(puller.ensureImageExists(pod(), container('here:1', 'Never'))).resolves.toBe('sha256:here');
+    expect(await reasonOf(puller.ensureImageExists(pod(), container('gone:1', 'Never')))).toEqual([
+      'ErrImageNeverPull',
+      'Container image "gone:1" is not present with pull policy of Never',
+    ]);
+    expect(images.pulls).toEqual([]);
+  });
+
+  it('InvalidImageName before any runtime call', async () => {
+    const images = new TestImages();
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+    const [code] = await reasonOf(puller.ensureImageExists(pod(), container('NOT valid')));
+    expect(code).toBe('InvalidImageName');
+    expect(images.pulls).toEqual([]);
+  });
+
+  it('ErrImagePull, then ImagePullBackOff for 10 s doubling per pod+image, up to 300 s', async () => {
+    const clock = new FakeClock();
+    const images = new TestImages();
+    images.pullError = new Error('401 Unauthorized');
+    const puller = createImagePuller({ imageService: images, clock });
+    const ensure = (uid = 'u1') => reasonOf(puller.ensureImageExists(pod(uid), container('img:1', 'IfNotPresent')));
+
+    expect(await ensure()).toEqual(['ErrImagePull', 'Failed to pull image "img:1": 401 Unauthorized']);
+    expect(await ensure()).toEqual(['ImagePullBackOff', 'Back-off pulling image "img:1"']);
+    // another pod has its own back-off
+    expect((await ensure('u2'))[0]).toBe('ErrImagePull');
+    await clock.advance(9_999);
+    expect((await ensure())[0]).toBe('ImagePullBackOff');
+    await clock.advance(1);
+    expect((await ensure())[0]).toBe('ErrImagePull'); // delay now 20 s
+    await clock.advance(19_999);
+    expect((await ensure())[0]).toBe('ImagePullBackOff');
+    await clock.advance(1);
+    expect((await ensure())[0]).toBe('ErrImagePull');
+    expect(images.pulls).toHaveLength(4);
+
+    // the delay is capped at 300 s
+    for (const step of [40_000, 80_000, 160_000, 300_000]) {
+      await clock.advance(step);
+      expect((await ensure())[0]).toBe('ErrImagePull');
+    }
+    await clock.advance(300_000);
+    expect((await ensure())[0]).toBe('ErrImagePull');
+    await clock.advance(299_999);
+    expect((await ensure())[0]).toBe('ImagePullBackOff');
+
+    // success clears the back-off
+    images.pullError = undefined;
+    await clock.advance(1);
+    await expect(puller.ensureImageExists(pod(), container('img:1', 'Always'))).resolves.toBe('sha256:5');
+    images.pullError = new Error('again');
+    expect(await reasonOf(puller.ensureImageExists(pod(), container('img:1', 'Always')))).toEqual(['ErrImagePull', 'Failed to pull image "img:1": again']);
+  });
+
+  it('serializes pulls by default and deduplicates concurrent pulls of one image', async () => {
+    const images = new TestImages();
+    let release = (): void => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+    const all = Promise.all([
+      puller.ensureImageExists(pod('a'), container('one:1')),
+      puller.ensureImageExists(pod('b'), container('one:1')),
+      puller.ensureImageExists(pod('c'), container('two:1')),
+    ]);
+    await flushMicrotasks();
+    expect(images.pulls).toEqual(['one:1']);
+    release();
+    await expect(all).resolves.toEqual(['sha256:5', 'sha256:5', 'sha256:5']);
+    expect(images.pulls).toEqual(['one:1', 'two:1']);
+    expect(images.maxActive).toBe(1);
+  });
+
+  it('maxParallelImagePulls bounds parallel pulls when not serialized', async () => {
+    const images = new TestImages();
+    let release = (): void => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false, maxParallelImagePulls: 2 });
+    const all = Promise.all(['a:1', 'b:1', 'c:1', 'd:1'].map((i) => puller.ensureImageExists(pod(), container(i))));
+    await flushMicrotasks();
+    expect(images.active).toBe(2);
+    release();
+    await all;
+    expect(images.maxActive).toBe(2);
+    expect(images.pulls.sort()).toEqual(['a:1', 'b:1', 'c:1', 'd:1']);
+  });
+});
