@@ -1,1 +1,10 @@
-export const placeholder = true;
+export { createHealthzServer, createReadOnlyServer, podListBody } from './servers.js';
+export type { HealthzServerOptions, ReadOnlyServerOptions } from './servers.js';
+export { installHealthz, pingHealthz } from './healthz.js';
+export type { HealthzCheck, HealthzOptions } from './healthz.js';
+export { createRouter, sendJson, sendText } from './router.js';
+export type { Router, RouterOptions, RouteHandler, RouteContext, HttpMethod } from './router.js';
+export { createKubeletHttpServer } from './http-server.js';
+export type { KubeletHttpServer, KubeletHttpServerOptions } from './http-server.js';
+export { ServerError, isServerError } from './errors.js';
+export type { ServerErrorCode } from './errors.js';

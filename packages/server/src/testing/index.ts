@@ -1,1 +1,2 @@
-export const placeholderTesting = true;
+export { createFakeHealthzCheck } from './fake-check.js';
+export type { FakeHealthzCheck } from './fake-check.js';
