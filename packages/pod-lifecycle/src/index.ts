@@ -13,3 +13,14 @@ export type {
 } from './pod-workers.js';
 export { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
 export type { PodCacheEntry, PodStatusCache } from './pod-cache.js';
+export { createReasonCache } from './reason-cache.js';
+export type { ContainerStartFailure, ReasonCache } from './reason-cache.js';
+export { generatePodStatus, getPodPhase, shouldContainerBeRestarted, alwaysReady, alwaysStarted } from './status/generate.js';
+export type { GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
+export {
+  ConditionReason,
+  generateContainersReadyCondition,
+  generatePodInitializedCondition,
+  generatePodReadyCondition,
+  generatePodReadyToStartContainersCondition,
+} from './status/conditions.js';

@@ -1,0 +1,142 @@
+// Upstream pkg/kubelet/status/generate.go: the kubelet-owned pod conditions.
+import type { Container, ContainerStatus, Pod, PodCondition } from '@kubelet-ts/api';
+import { isRestartableInitContainer } from '@kubelet-ts/api';
+import type { RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+
+/** Condition reasons written by the kubelet (status/generate.go). */
+export const ConditionReason = {
+  UnknownContainerStatuses: 'UnknownContainerStatuses',
+  PodCompleted: 'PodCompleted',
+  PodFailed: 'PodFailed',
+  ContainersNotReady: 'ContainersNotReady',
+  ContainersNotInitialized: 'ContainersNotInitialized',
+  ReadinessGatesNotReady: 'ReadinessGatesNotReady',
+} as const;
+
+/** The conditions the kubelet owns; any other condition in the pod's status is preserved. */
+export const KUBELET_CONDITION_TYPES: ReadonlySet<string> = new Set([
+  'PodScheduled',
+  'PodReadyToStartContainers',
+  'Initialized',
+  'ContainersReady',
+  'Ready',
+]);
+
+/** Go's `%s` of a []string: "[a b]". */
+function goList(names: string[]): string {
+  return `[${names.join(' ')}]`;
+}
+
+function find(statuses: readonly ContainerStatus[], name: string): ContainerStatus | undefined {
+  return statuses.find((s) => s.name === name);
+}
+
+/** Upstream HasAnyRegularContainerStarted: a regular container runs, ran, or has run before. */
+export function hasAnyRegularContainerStarted(pod: Pod, statuses: readonly ContainerStatus[]): boolean {
+  const names = new Set(pod.spec.containers.map((c) => c.name));
+  return statuses.some(
+    (s) =>
+      names.has(s.name) &&
+      (s.state?.running !== undefined || s.state?.terminated !== undefined || s.lastState?.terminated !== undefined),
+  );
+}
+
+function terminalContainersReady(type: 'ContainersReady' | 'Ready', phase: string): PodCondition {
+  return { type, status: 'False', reason: phase === 'Failed' ? ConditionReason.PodFailed : ConditionReason.PodCompleted };
+}
+
+export function generateContainersReadyCondition(pod: Pod, statuses: readonly ContainerStatus[] | undefined, phase: string): PodCondition {
+  if (statuses === undefined) return { type: 'ContainersReady', status: 'False', reason: ConditionReason.UnknownContainerStatuses };
+  const unknown: string[] = [];
+  const unready: string[] = [];
+  const consider = (c: Container): void => {
+    const s = find(statuses, c.name);
+    if (s === undefined) unknown.push(c.name);
+    else if (!s.ready) unready.push(c.name);
+  };
+  for (const c of pod.spec.initContainers ?? []) if (isRestartableInitContainer(c)) consider(c);
+  for (const c of pod.spec.containers) consider(c);
+  if ((phase === 'Succeeded' && unknown.length === 0) || phase === 'Failed') return terminalContainersReady('ContainersReady', phase);
+  const messages: string[] = [];
+  if (unknown.length > 0) messages.push(`containers with unknown status: ${goList(unknown)}`);
+  if (unready.length > 0) messages.push(`containers with unready status: ${goList(unready)}`);
+  if (messages.length > 0) {
+    return { type: 'ContainersReady', status: 'False', reason: ConditionReason.ContainersNotReady, message: messages.join(', ') };
+  }
+  return { type: 'ContainersReady', status: 'True' };
+}
+
+export function generatePodReadyCondition(
+  pod: Pod,
+  conditions: readonly PodCondition[],
+  statuses: readonly ContainerStatus[] | undefined,
+  phase: string,
+): PodCondition {
+  const containersReady = generateContainersReadyCondition(pod, statuses, phase);
+  if (containersReady.status !== 'True') {
+    return {
+      type: 'Ready',
+      status: containersReady.status,
+      ...(containersReady.reason !== undefined ? { reason: containersReady.reason } : {}),
+      ...(containersReady.message !== undefined ? { message: containersReady.message } : {}),
+    };
+  }
+  const messages: string[] = [];
+  for (const gate of pod.spec.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === gate.conditionType);
+    if (c === undefined) messages.push(`corresponding condition of pod readiness gate "${gate.conditionType}" does not exist.`);
+    else if (c.status !== 'True') messages.push(`the status of pod readiness gate "${gate.conditionType}" is not "True", but ${c.status}`);
+  }
+  if (messages.length > 0) {
+    return { type: 'Ready', status: 'False', reason: ConditionReason.ReadinessGatesNotReady, message: messages.join(', ') };
+  }
+  return { type: 'Ready', status: 'True' };
+}
+
+export function generatePodInitializedCondition(pod: Pod, statuses: readonly ContainerStatus[] | undefined, phase: string): PodCondition {
+  const inits = pod.spec.initContainers ?? [];
+  if (statuses === undefined && inits.length > 0) {
+    return { type: 'Initialized', status: 'False', reason: ConditionReason.UnknownContainerStatuses };
+  }
+  const all = statuses ?? [];
+  const unknown: string[] = [];
+  const incomplete: string[] = [];
+  for (const c of inits) {
+    const s = find(all, c.name);
+    if (s === undefined) {
+      unknown.push(c.name);
+      continue;
+    }
+    // A sidecar counts once started; a regular init container once it succeeded (its `ready`).
+    const initialized = isRestartableInitContainer(c) ? s.started === true : s.ready;
+    if (!initialized) incomplete.push(c.name);
+  }
+  if (phase === 'Succeeded' && unknown.length === 0) {
+    return { type: 'Initialized', status: 'True', reason: ConditionReason.PodCompleted };
+  }
+  if (hasAnyRegularContainerStarted(pod, all)) return { type: 'Initialized', status: 'True' };
+  const messages: string[] = [];
+  if (unknown.length > 0) messages.push(`containers with unknown status: ${goList(unknown)}`);
+  if (incomplete.length > 0) messages.push(`containers with incomplete status: ${goList(incomplete)}`);
+  if (messages.length > 0) {
+    return { type: 'Initialized', status: 'False', reason: ConditionReason.ContainersNotInitialized, message: messages.join(', ') };
+  }
+  return { type: 'Initialized', status: 'True' };
+}
+
+/**
+ * Upstream PodSandboxChanged, reduced to what the runtime status tells us: a new sandbox is
+ * needed when there is none, the newest is not ready, several are ready, or a pod-network
+ * sandbox has no IP.
+ */
+export function podSandboxNeedsRecreate(pod: Pod, status: RuntimePodStatus): boolean {
+  const newest = status.sandboxes[0];
+  if (newest === undefined || newest.state !== 'ready') return true;
+  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return true;
+  if (pod.spec.hostNetwork !== true && (newest.ip === undefined || newest.ip === '')) return true;
+  return false;
+}
+
+export function generatePodReadyToStartContainersCondition(pod: Pod, status: RuntimePodStatus): PodCondition {
+  return { type: 'PodReadyToStartContainers', status: podSandboxNeedsRecreate(pod, status) ? 'False' : 'True' };
+}
