@@ -6,6 +6,7 @@ import type { VersionResponse } from './gen/messages.js';
 import { serviceMethods } from './internal/loader.js';
 import type { AnyMethodDefinition } from './internal/loader.js';
 import { toGrpcTarget } from './internal/endpoint.js';
+import { IGNORABLE_NOT_FOUND } from './internal/policy.js';
 import { IMAGE_SERVICE_METHODS, RUNTIME_SERVICE_METHODS } from './services.js';
 import type { CallOptions, ImageService, RemoveCallOptions, RuntimeService, StreamCallOptions } from './services.js';
 
@@ -73,15 +74,6 @@ const READ_METHODS: ReadonlySet<string> = new Set([
 
 /** Methods whose deadline is extended by the request's `timeout` seconds (upstream does the same). */
 const EXTENDED_BY_REQUEST_TIMEOUT: ReadonlySet<string> = new Set(['stopContainer', 'execSync', 'checkpointContainer']);
-
-/** Stop/remove calls that accept `ignoreNotFound`. */
-const IGNORABLE_NOT_FOUND: ReadonlySet<string> = new Set([
-  'stopPodSandbox',
-  'removePodSandbox',
-  'stopContainer',
-  'removeContainer',
-  'removeImage',
-]);
 
 export function createCriClient(options: CriClientOptions): CriClient {
   const timeouts = resolveTimeouts(options.timeouts);
