@@ -1,1 +1,11 @@
-export const placeholder = true;
+export { createFileSource, DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-source.js';
+export type { FileSourceOptions } from './file-source.js';
+export { createHttpSource } from './http-source.js';
+export type { HttpSourceOptions, FetchFn } from './http-source.js';
+export { createPodConfig } from './pod-config.js';
+export type { PodConfig, PodConfigOptions } from './pod-config.js';
+export { applyStaticPodDefaults, staticPodUID, decodeStaticPod, findApiObjectReferences } from './static-pod.js';
+export type { StaticPodOrigin, DecodeStaticPodResult } from './static-pod.js';
+export { PodSourceError, formatSourceError } from './errors.js';
+export type { PodSourceErrorCode } from './errors.js';
+export type { PodSource, SourceEvent, SourceError, EmitSourceEvent, PodUpdate, PodOperation } from './types.js';

@@ -1,1 +1,1 @@
-export const placeholderTesting = true;
+export { FakePodSource } from './fake-pod-source.js';

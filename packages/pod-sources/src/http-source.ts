@@ -1,0 +1,183 @@
+import type { Pod } from '@kubelet-ts/api';
+import { podFullName } from '@kubelet-ts/api';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { formatSourceError } from './errors.js';
+import { DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-source.js';
+import { jsonEqual } from './internal/json.js';
+import { parseManifest } from './internal/manifest.js';
+import { decodeStaticPod } from './static-pod.js';
+import type { EmitSourceEvent, PodSource, SourceError } from './types.js';
+
+/** The subset of the fetch API the HTTP source uses, so tests and callers can inject their own. */
+export type FetchFn = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;
+
+export interface HttpSourceOptions {
+  /** `--manifest-url` / `staticPodURL`. */
+  url: string;
+  /** `--manifest-url-header` / `staticPodURLHeader`: each header may carry several values. */
+  headers?: Record<string, string | string[]>;
+  nodeName: string;
+  /** Poll period (`httpCheckFrequency`). Default 20 s. */
+  checkFrequencyMs?: number;
+  /** Per-request timeout; upstream's HTTP client uses 10 s. */
+  timeoutMs?: number;
+  /** Largest accepted body; upstream maxConfigLength is 10 MB. Default 10 MiB. */
+  maxBodyBytes?: number;
+  fetch?: FetchFn;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * The static pod HTTP source (upstream pkg/kubelet/config/http.go): polls a URL whose body is a
+ * Pod or a PodList (YAML or JSON) and emits the set of pods. A failed request, a non-200 status
+ * or an invalid body is reported and the last good set stays in place. An empty body means "no
+ * pods". Every pod of a list must be valid, or the whole body is rejected (as upstream).
+ */
+export function createHttpSource(options: HttpSourceOptions): PodSource {
+  const clock = options.clock ?? systemClock;
+  const logger = (options.logger ?? noopLogger).child({ source: 'http', url: options.url });
+  const checkFrequencyMs = options.checkFrequencyMs ?? DEFAULT_CHECK_FREQUENCY_MS;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
+  const fetchFn: FetchFn = options.fetch ?? ((url, init) => fetch(url, init));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+
+  return {
+    name: 'http',
+    async run(emit: EmitSourceEvent, signal: AbortSignal): Promise<void> {
+      if (signal.aborted) return;
+      let lastBody: string | undefined;
+      let lastErrors: SourceError[] = [];
+      let polling: Promise<void> | undefined;
+
+      const fail = (errors: SourceError[]): void => {
+        // Report each distinct problem once; repeats go to debug so a dead URL does not flood the log.
+        if (jsonEqual(errors, lastErrors)) {
+          logger.debug('Static pod URL still failing', { err: errors.map(formatSourceError).join('; ') });
+          return;
+        }
+        lastErrors = errors;
+        for (const e of errors) logger.error('Failed to read static pods from URL', { err: formatSourceError(e) });
+        emit({ kind: 'error', errors });
+      };
+      const error = (reason: string, path = ''): SourceError[] => [{ source: 'http', file: options.url, path, reason }];
+
+      const poll = async (): Promise<void> => {
+        const controller = new AbortController();
+        const onAbort = (): void => controller.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const timer = clock.setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+        let status: number;
+        let body: string;
+        try {
+          const response = await fetchFn(options.url, { headers, signal: controller.signal });
+          status = response.status;
+          body = await readBody(response, maxBodyBytes);
+          if (status !== 200) {
+            fail(error(`unexpected HTTP status ${status}${response.statusText ? ` ${response.statusText}` : ''}`));
+            return;
+          }
+        } catch (err) {
+          if (signal.aborted) return;
+          fail(error(`request failed: ${errorMessage(controller.signal.aborted ? controller.signal.reason : err)}`));
+          return;
+        } finally {
+          clock.clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+        }
+        if (signal.aborted) return;
+        if (body.trim().length === 0) {
+          // Upstream emits an empty set (so the source counts as seen) and logs the empty body.
+          logger.warn('Zero-length data received from static pod URL');
+          lastBody = body;
+          lastErrors = [];
+          emit({ kind: 'set', pods: [] });
+          return;
+        }
+        // Unchanged body: nothing to do (upstream short-circuits the same way).
+        if (body === lastBody) return;
+        const result = decodeBody(body);
+        if (!result.ok) {
+          fail(result.errors);
+          return;
+        }
+        lastBody = body;
+        lastErrors = [];
+        emit({ kind: 'set', pods: result.pods });
+      };
+
+      const decodeBody = (body: string): { ok: true; pods: Pod[] } | { ok: false; errors: SourceError[] } => {
+        const parsed = parseManifest(body);
+        if (!parsed.ok) return { ok: false, errors: error(parsed.reason, parsed.path) };
+        const value = parsed.value;
+        const origin = { source: 'http' as const, location: options.url, nodeName: options.nodeName };
+        const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
+        if (kind === 'PodList') {
+          const items = (value as { items?: unknown }).items ?? [];
+          if (!Array.isArray(items)) return { ok: false, errors: error('Invalid value: expected an array of pods', 'items') };
+          const pods: Pod[] = [];
+          const errors: SourceError[] = [];
+          const names = new Set<string>();
+          items.forEach((item, i) => {
+            const decoded = decodeStaticPod(item, origin, { requireTypeMeta: false });
+            if (!decoded.ok) {
+              errors.push(...decoded.errors.map((e) => ({ ...e, path: e.path === '' ? `items[${i}]` : `items[${i}].${e.path}` })));
+              return;
+            }
+            const name = podFullName(decoded.pod);
+            if (names.has(name)) {
+              errors.push(...error(`Duplicate value ${JSON.stringify(decoded.pod.metadata.name)}`, `items[${i}].metadata.name`));
+              return;
+            }
+            names.add(name);
+            pods.push(decoded.pod);
+          });
+          return errors.length > 0 ? { ok: false, errors } : { ok: true, pods };
+        }
+        const decoded = decodeStaticPod(value, origin);
+        return decoded.ok ? { ok: true, pods: [decoded.pod] } : decoded;
+      };
+
+      const tick = (): void => {
+        if (polling !== undefined || signal.aborted) return;
+        polling = poll()
+          .catch((err: unknown) => logger.error('Static pod URL poll failed', { err: errorMessage(err) }))
+          .finally(() => {
+            polling = undefined;
+          });
+      };
+
+      const interval = clock.setInterval(tick, checkFrequencyMs);
+      tick();
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      clock.clearInterval(interval);
+      await polling;
+    },
+  };
+}
+
+async function readBody(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw new Error(`body of ${declared} bytes is over the limit of ${maxBytes} bytes`);
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new Error(`body is over the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}

@@ -1,0 +1,41 @@
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const child = (value as Record<string, unknown>)[key];
+      if (child !== undefined) out[key] = sortKeys(child);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Structural equality of JSON-like values; a property set to `undefined` counts as absent. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keysA = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const keysB = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return keysA.length === keysB.length && keysA.every((k) => jsonEqual(ra[k], rb[k]));
+}
+
+/**
+ * Go's time.RFC3339Nano in UTC: fractional seconds with trailing zeros trimmed
+ * ("2026-01-01T00:00:00.12Z", "2026-01-01T00:00:00Z"), as kubetypes.Timestamp.GetString prints.
+ */
+export function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits === '' ? 'Z' : `.${digits}Z`));
+}

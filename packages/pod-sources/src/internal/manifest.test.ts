@@ -1,0 +1,39 @@
+import { parseManifest } from './manifest.js';
+import { rfc3339Nano } from './json.js';
+
+describe('parseManifest', () => {
+  it('reads YAML 1.1 like Go does: 0644 is octal, yes is true', () => {
+    expect(parseManifest('mode: 0644\nflag: yes\n')).toEqual({ ok: true, value: { mode: 420, flag: true } });
+  });
+
+  it('reads JSON', () => {
+    expect(parseManifest('{"kind":"Pod","spec":{"containers":[]}}')).toEqual({ ok: true, value: { kind: 'Pod', spec: { containers: [] } } });
+  });
+
+  it('accepts a leading and trailing document marker around one document', () => {
+    expect(parseManifest('---\nkind: Pod\n---\n')).toEqual({ ok: true, value: { kind: 'Pod' } });
+  });
+
+  it('rejects several documents: one pod per file', () => {
+    expect(parseManifest('kind: Pod\n---\nkind: Pod\n')).toEqual({
+      ok: false,
+      path: '',
+      reason: 'found 2 YAML documents: a manifest file must hold exactly one Pod',
+    });
+  });
+
+  it('rejects broken YAML with the position, and empty files', () => {
+    const bad = parseManifest('kind: Pod\nspec: [unclosed\n');
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.reason).toMatch(/^invalid YAML: .*line \d+/);
+    expect(parseManifest('# only a comment\n')).toEqual({ ok: false, path: '', reason: 'empty manifest: expected a Pod object' });
+  });
+});
+
+describe('rfc3339Nano', () => {
+  it('trims trailing zeros of the fraction like Go', () => {
+    expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 120))).toBe('2026-01-01T00:00:00.12Z');
+    expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 0))).toBe('2026-01-01T00:00:00Z');
+    expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 7))).toBe('2026-01-01T00:00:00.007Z');
+  });
+});

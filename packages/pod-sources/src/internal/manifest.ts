@@ -1,0 +1,42 @@
+import { parseAllDocuments } from 'yaml';
+
+export type ManifestParse = { ok: true; value: unknown } | { ok: false, path: string; reason: string };
+
+/**
+ * Parses one manifest (YAML or JSON) as Go's sigs.k8s.io/yaml would: YAML 1.1, so `0644` is octal
+ * and `yes` is a boolean. Exactly one document is allowed: one pod per file.
+ */
+export function parseManifest(text: string): ManifestParse {
+  let docs;
+  try {
+    docs = parseAllDocuments(text, { version: '1.1', prettyErrors: true });
+  } catch (err) {
+    return { ok: false, path: '', reason: `invalid YAML: ${firstLine(err)}` };
+  }
+  // parseAllDocuments returns an EmptyStream (an array with no documents) for empty input.
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const doc of list) {
+    const error = doc.errors[0];
+    if (error !== undefined) return { ok: false, path: '', reason: `invalid YAML: ${firstLine(error)}` };
+  }
+  const values: unknown[] = [];
+  for (const doc of list) {
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      return { ok: false, path: '', reason: `invalid YAML: ${firstLine(err)}` };
+    }
+    if (value !== null && value !== undefined) values.push(value);
+  }
+  if (values.length === 0) return { ok: false, path: '', reason: 'empty manifest: expected a Pod object' };
+  if (values.length > 1) {
+    return { ok: false, path: '', reason: `found ${values.length} YAML documents: a manifest file must hold exactly one Pod` };
+  }
+  return { ok: true, value: values[0] };
+}
+
+function firstLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0] ?? message;
+}

@@ -1,0 +1,115 @@
+import type { Pod } from '@kubelet-ts/api';
+import { PodSchema } from '@kubelet-ts/api';
+import { applyStaticPodDefaults, decodeStaticPod, staticPodUID } from './static-pod.js';
+
+const origin = { source: 'file' as const, location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'node-1' };
+const manifest = (image = 'nginx:1.25', extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', ...extra },
+  spec: { containers: [{ name: 'app', image }] },
+});
+const decode = (raw: unknown, o = origin): Pod => {
+  const result = decodeStaticPod(raw, o);
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return result.pod;
+};
+
+describe('static pod UID', () => {
+  it('is deterministic for the same content, node and path', () => {
+    const a = decode(manifest());
+    const b = decode(manifest());
+    expect(a.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
+    expect(b.metadata.uid).toBe(a.metadata.uid);
+    // Key order in the manifest does not matter: the hash is over canonical JSON.
+    const reordered = { spec: { containers: [{ image: 'nginx:1.25', name: 'app' }] }, metadata: { name: 'web' }, kind: 'Pod', apiVersion: 'v1' };
+    expect(decode(reordered).metadata.uid).toBe(a.metadata.uid);
+  });
+
+  it('changes when the manifest, the node or the file path changes', () => {
+    const base = decode(manifest()).metadata.uid;
+    expect(decode(manifest('nginx:1.26')).metadata.uid).not.toBe(base);
+    expect(decode(manifest(), { ...origin, nodeName: 'node-2' }).metadata.uid).not.toBe(base);
+    expect(decode(manifest(), { ...origin, location: '/etc/kubernetes/manifests/other.yaml' }).metadata.uid).not.toBe(base);
+    expect(decode(manifest(), { source: 'http', location: 'http://x/pods', nodeName: 'node-1' }).metadata.uid).not.toBe(base);
+  });
+
+  it('keeps a UID given in the manifest, as upstream', () => {
+    const pod = decode(manifest('nginx:1.25', { uid: 'given-uid' }));
+    expect(pod.metadata.uid).toBe('given-uid');
+    expect(pod.metadata.annotations?.['kubernetes.io/config.hash']).toBe('given-uid');
+  });
+
+  it('hashes url:<url> for HTTP pods, independent of the node', () => {
+    const pod = PodSchema.parse(manifest());
+    const http = { source: 'http' as const, location: 'http://x/pods', nodeName: 'a' };
+    expect(staticPodUID(pod, http)).toBe(staticPodUID(pod, { ...http, nodeName: 'b' }));
+  });
+});
+
+describe('applyStaticPodDefaults', () => {
+  it('names, binds and annotates the pod like upstream applyDefaults', () => {
+    const pod = decode(manifest());
+    expect(pod.metadata.name).toBe('web-node-1');
+    expect(pod.metadata.namespace).toBe('default');
+    expect(pod.spec.nodeName).toBe('node-1');
+    expect(pod.metadata.annotations).toEqual({
+      'kubernetes.io/config.hash': pod.metadata.uid,
+      'kubernetes.io/config.source': 'file',
+    });
+    expect(pod.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
+    expect(pod.status?.phase).toBe('Pending');
+    // API defaults were applied too.
+    expect(pod.spec.restartPolicy).toBe('Always');
+  });
+
+  it('lowercases the node name in the pod name but not in spec.nodeName, as upstream', () => {
+    const pod = applyStaticPodDefaults(PodSchema.parse(manifest()), { ...origin, nodeName: 'Node-A' });
+    expect(pod.metadata.name).toBe('web-node-a');
+    expect(pod.spec.nodeName).toBe('Node-A');
+  });
+
+  it('does not duplicate an existing NoExecute-everything toleration, and HTTP pods get none', () => {
+    const raw = PodSchema.parse({ metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'x' }], tolerations: [{ operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] } });
+    expect(applyStaticPodDefaults(raw, origin).spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
+    expect(applyStaticPodDefaults(raw, { ...origin, source: 'http' }).spec.tolerations).toEqual([
+      { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 },
+    ]);
+  });
+});
+
+describe('decodeStaticPod errors', () => {
+  const errors = (raw: unknown) => {
+    const result = decodeStaticPod(raw, origin);
+    if (result.ok) throw new Error('expected failure');
+    return result.errors.map((e) => `${e.source}|${e.file}|${e.path}|${e.reason}`);
+  };
+
+  it('attributes each problem to source, file, path and reason', () => {
+    expect(errors({ ...manifest(), spec: { containers: [{ name: 'app', image: 'x' }, { name: 'app', image: 'y' }] } })).toEqual([
+      'file|/etc/kubernetes/manifests/web.yaml|spec.containers[1].name|Duplicate value "app"',
+    ]);
+  });
+
+  it('requires a name', () => {
+    expect(errors({ ...manifest(), metadata: {} })).toEqual([
+      'file|/etc/kubernetes/manifests/web.yaml|metadata.name|Required value: name is needed for the pod',
+    ]);
+  });
+
+  it('forbids references to API objects', () => {
+    const raw = {
+      ...manifest(),
+      spec: {
+        serviceAccountName: 'sa',
+        volumes: [{ name: 's', secret: { secretName: 'x' } }],
+        containers: [{ name: 'app', image: 'x', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'c', key: 'k' } } }] }],
+      },
+    };
+    expect(errors(raw)).toEqual([
+      'file|/etc/kubernetes/manifests/web.yaml|spec.serviceAccountName|Forbidden: static pods may not reference serviceaccounts',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[0].secret|Forbidden: static pods may not reference secrets',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.containers[0].env[0].valueFrom.configMapKeyRef|Forbidden: static pods may not reference configmaps',
+    ]);
+  });
+});

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { Pod } from '@kubelet-ts/api';
+import { ConfigHashAnnotationKey, ConfigSourceAnnotationKey, parsePod, validatePod } from '@kubelet-ts/api';
+import { canonicalJson } from './internal/json.js';
+import type { SourceError } from './types.js';
+
+/** Where a static pod came from: the kind of source and the file path or URL. */
+export interface StaticPodOrigin {
+  /** "file" or "http". */
+  source: 'file' | 'http';
+  /** The manifest file path, or the URL. */
+  location: string;
+  nodeName: string;
+}
+
+/**
+ * The UID of a static pod, like upstream applyDefaults: a hash of the decoded (API-defaulted) pod
+ * followed by `host:<node>file:<path>` for files or `url:<url>` for HTTP. Any change to the
+ * manifest therefore gives a new UID. Upstream hashes Go's in-memory struct with FNV-128a; we hash
+ * the canonical JSON with SHA-256 truncated to 128 bits, so values differ from upstream's but have
+ * the same properties (32 hex characters, deterministic, content-, node- and path-dependent).
+ */
+export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
+  const hash = createHash('sha256');
+  hash.update(canonicalJson(pod));
+  if (origin.source === 'file') hash.update(`host:${origin.nodeName}file:${origin.location}`);
+  else hash.update(`url:${origin.location}`);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/**
+ * Upstream applyDefaults (pkg/kubelet/config/common.go) for a static pod: UID from the content
+ * (only when the manifest does not give one, as upstream), name `<name>-<lowercased node>`,
+ * namespace "default" when empty, spec.nodeName, the config.hash (= UID) and config.source
+ * annotations, a toleration of every NoExecute taint for file pods, and phase Pending.
+ * Returns a new object. The config.seen annotation is added by the pod config mux when it first
+ * sees the pod, as upstream.
+ */
+export function applyStaticPodDefaults(input: Pod, origin: StaticPodOrigin): Pod {
+  const pod = structuredClone(input);
+  if (pod.metadata.uid === '') pod.metadata.uid = staticPodUID(input, origin);
+  pod.metadata.name = `${pod.metadata.name}-${origin.nodeName.toLowerCase()}`;
+  if (pod.metadata.namespace === '') pod.metadata.namespace = 'default';
+  pod.spec.nodeName = origin.nodeName;
+  pod.metadata.annotations = {
+    ...pod.metadata.annotations,
+    [ConfigHashAnnotationKey]: pod.metadata.uid,
+    [ConfigSourceAnnotationKey]: origin.source,
+  };
+  if (origin.source === 'file') addOrUpdateToleration(pod, { operator: 'Exists', effect: 'NoExecute' });
+  pod.status = { ...pod.status, phase: 'Pending' };
+  return pod;
+}
+
+type Toleration = NonNullable<Pod['spec']['tolerations']>[number];
+
+/** helper.AddOrUpdateTolerationInPod: replace a toleration matching key/operator/value/effect, else append. */
+function addOrUpdateToleration(pod: Pod, toleration: Toleration): void {
+  const list = pod.spec.tolerations ?? [];
+  const same = (t: Toleration): boolean =>
+    (t.key ?? '') === (toleration.key ?? '') &&
+    (t.operator ?? '') === (toleration.operator ?? '') &&
+    (t.value ?? '') === (toleration.value ?? '') &&
+    (t.effect ?? '') === (toleration.effect ?? '');
+  const index = list.findIndex(same);
+  if (index >= 0) list[index] = toleration;
+  else list.push(toleration);
+  pod.spec.tolerations = list;
+}
+
+export type DecodeStaticPodResult = { ok: true; pod: Pod } | { ok: false; errors: SourceError[] };
+
+/**
+ * The whole path from an untrusted object to a static pod, as upstream tryDecodeSinglePod:
+ * type check and API defaults, "name is needed", static defaults, ValidatePod, and the rule that
+ * static pods may not reference API objects (PreventStaticPodAPIReferences).
+ */
+export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: { requireTypeMeta?: boolean } = {}): DecodeStaticPodResult {
+  const toErrors = (issues: Array<{ path: string; reason: string }>): DecodeStaticPodResult => ({
+    ok: false,
+    errors: issues.map((i) => ({ source: origin.source, file: origin.location, path: i.path, reason: i.reason })),
+  });
+  const decoded = parsePod(raw, origin.location, { validate: false, requireTypeMeta: options.requireTypeMeta ?? true });
+  if (!decoded.ok) return toErrors(decoded.errors);
+  if (decoded.pod.metadata.name === '') return toErrors([{ path: 'metadata.name', reason: 'Required value: name is needed for the pod' }]);
+  const pod = applyStaticPodDefaults(decoded.pod, origin);
+  const issues = [...validatePod(pod), ...findApiObjectReferences(pod)];
+  if (issues.length > 0) return toErrors(issues);
+  return { ok: true, pod };
+}
+
+/**
+ * Fields through which a pod would reference API objects, which static pods may not do (upstream
+ * podutil.HasAPIObjectReference): service accounts, secrets, config maps, claims, trust bundles.
+ */
+export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason: string }> {
+  const found: Array<{ path: string; reason: string }> = [];
+  const forbid = (path: string, resource: string): void => {
+    found.push({ path, reason: `Forbidden: static pods may not reference ${resource}` });
+  };
+  const spec = pod.spec;
+  if (spec.serviceAccountName !== undefined && spec.serviceAccountName !== '') forbid('spec.serviceAccountName', 'serviceaccounts');
+  if (Array.isArray(spec.resourceClaims) && spec.resourceClaims.length > 0) forbid('spec.resourceClaims', 'resourceclaims');
+  (spec.volumes ?? []).forEach((v, i) => {
+    const p = `spec.volumes[${i}]`;
+    if (v.secret !== undefined) forbid(`${p}.secret`, 'secrets');
+    if (v.configMap !== undefined) forbid(`${p}.configMap`, 'configmaps');
+    if (v.persistentVolumeClaim !== undefined) forbid(`${p}.persistentVolumeClaim`, 'persistentvolumeclaims');
+    if (v.ephemeral !== undefined) forbid(`${p}.ephemeral`, 'persistentvolumeclaims');
+    if (v.csi?.nodePublishSecretRef !== undefined) forbid(`${p}.csi.nodePublishSecretRef`, 'secrets');
+    (v.projected?.sources ?? []).forEach((s, j) => {
+      const sp = `${p}.projected.sources[${j}]`;
+      if (s.secret !== undefined) forbid(`${sp}.secret`, 'secrets');
+      if (s.configMap !== undefined) forbid(`${sp}.configMap`, 'configmaps');
+      if (s.serviceAccountToken !== undefined) forbid(`${sp}.serviceAccountToken`, 'serviceaccounts');
+      if (s.clusterTrustBundle !== undefined) forbid(`${sp}.clusterTrustBundle`, 'clustertrustbundles');
+    });
+  });
+  const containers: Array<[string, Pod['spec']['containers']]> = [
+    ['spec.initContainers', spec.initContainers ?? []],
+    ['spec.containers', spec.containers],
+  ];
+  for (const [field, list] of containers) {
+    list.forEach((c, i) => {
+      const p = `${field}[${i}]`;
+      (c.env ?? []).forEach((e, j) => {
+        if (e.valueFrom?.secretKeyRef !== undefined) forbid(`${p}.env[${j}].valueFrom.secretKeyRef`, 'secrets');
+        if (e.valueFrom?.configMapKeyRef !== undefined) forbid(`${p}.env[${j}].valueFrom.configMapKeyRef`, 'configmaps');
+      });
+      (c.envFrom ?? []).forEach((e, j) => {
+        if (e.secretRef !== undefined) forbid(`${p}.envFrom[${j}].secretRef`, 'secrets');
+        if (e.configMapRef !== undefined) forbid(`${p}.envFrom[${j}].configMapRef`, 'configmaps');
+      });
+    });
+  }
+  return found;
+}
