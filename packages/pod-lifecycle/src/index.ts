@@ -24,3 +24,6 @@ export {
   generatePodReadyCondition,
   generatePodReadyToStartContainersCondition,
 } from './status/conditions.js';
+export { createGenericPleg } from './pleg.js';
+export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator, PodLifecycleEventType } from './pleg.js';
+export type { HealthChecker, HealthCheckResult } from './health.js';

@@ -1,0 +1,136 @@
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { createPodStatusCache } from './pod-cache.js';
+import { createGenericPleg } from './pleg.js';
+import type { PodLifecycleEvent } from './pleg.js';
+
+function setup() {
+  const clock = new FakeClock();
+  const runtime = new FakeContainerRuntime({ clock });
+  const cache = createPodStatusCache();
+  const logger = new RecordingLogger();
+  const pleg = createGenericPleg({ runtime, cache, clock, logger });
+  const events: PodLifecycleEvent[] = [];
+  pleg.watch((e) => events.push(e));
+  const ref = { uid: 'u1', name: 'web', namespace: 'default' };
+  return { clock, runtime, cache, logger, pleg, events, ref };
+}
+
+describe('generic PLEG', () => {
+  it('reports started sandboxes and containers and fills the cache', async () => {
+    const { runtime, cache, pleg, events, ref } = setup();
+    const sandbox = runtime.addSandbox(ref);
+    const c = runtime.addContainer(ref, 'app');
+    await pleg.relist();
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { id: 'u1', type: 'ContainerStarted', data: sandbox.id },
+        { id: 'u1', type: 'ContainerStarted', data: c.id },
+      ]),
+    );
+    expect(events).toHaveLength(2);
+    expect(cache.get('u1').status.containers.map((x) => x.id)).toEqual([c.id]);
+  });
+
+  it('reports died, removed, and died+removed for a running container that vanished', async () => {
+    const { runtime, pleg, events, ref } = setup();
+    runtime.addSandbox(ref);
+    const a = runtime.addContainer(ref, 'a');
+    const b = runtime.addContainer(ref, 'b');
+    await pleg.relist();
+    events.length = 0;
+
+    runtime.exitContainer(a.id, 1);
+    await pleg.relist();
+    expect(events).toEqual([{ id: 'u1', type: 'ContainerDied', data: a.id }]);
+    events.length = 0;
+
+    runtime.removeContainer(a.id);
+    runtime.removeContainer(b.id);
+    await pleg.relist();
+    expect(events).toHaveLength(3);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { id: 'u1', type: 'ContainerRemoved', data: a.id },
+        { id: 'u1', type: 'ContainerDied', data: b.id },
+        { id: 'u1', type: 'ContainerRemoved', data: b.id },
+      ]),
+    );
+  });
+
+  it('sends nothing when nothing changed, yet declares the cache current', async () => {
+    const { clock, runtime, cache, pleg, events, ref } = setup();
+    runtime.addSandbox(ref);
+    await pleg.relist();
+    events.length = 0;
+    const syncedAt = clock.now();
+    await clock.advance(1000);
+    const waiting = cache.getNewerThan('u1', syncedAt);
+    await pleg.relist();
+    expect(events).toEqual([]);
+    await expect(waiting).resolves.toMatchObject({ uid: 'u1' });
+  });
+
+  it('keeps ContainerChanged (created) to itself but refreshes the cache', async () => {
+    const { runtime, cache, pleg, events, ref } = setup();
+    runtime.addContainer(ref, 'app', { state: 'created' });
+    await pleg.relist();
+    expect(events).toEqual([]);
+    expect(cache.get('u1').status.containers[0]?.state).toBe('created');
+  });
+
+  it('retries a pod whose status could not be read, and only then sends its events', async () => {
+    const { runtime, cache, pleg, events, ref, logger } = setup();
+    const c = runtime.addContainer(ref, 'app');
+    runtime.failNext('getPodStatus', new Error('deadline exceeded'));
+    await pleg.relist();
+    expect(events).toEqual([]);
+    expect(cache.get('u1').error?.message).toBe('deadline exceeded');
+    expect(logger.find('PLEG: Ignoring events for pod')).toHaveLength(1);
+    await pleg.relist();
+    expect(events).toEqual([{ id: 'u1', type: 'ContainerStarted', data: c.id }]);
+    expect(cache.get('u1').error).toBeUndefined();
+  });
+
+  it('drops the cache entry of a pod gone from the runtime', async () => {
+    const { runtime, cache, pleg, ref } = setup();
+    runtime.addContainer(ref, 'app');
+    await pleg.relist();
+    expect(cache.get('u1').modifiedAt).toBeGreaterThan(0);
+    runtime.removePod('u1');
+    await pleg.relist();
+    expect(cache.get('u1').modifiedAt).toBe(0);
+  });
+
+  it('is unhealthy before the first relist and when the last success is older than the threshold', async () => {
+    const { clock, runtime, pleg, logger } = setup();
+    expect(pleg.healthChecker.check()).toEqual({ healthy: false, message: 'pleg has yet to be successful' });
+    await pleg.relist();
+    expect(pleg.healthChecker.name).toBe('pleg');
+    expect(pleg.healthy()).toEqual({ healthy: true });
+    runtime.setError('getPods', new Error('runtime down'));
+    await clock.advance(180_000);
+    await pleg.relist();
+    expect(pleg.healthy()).toEqual({ healthy: true });
+    await clock.advance(1);
+    expect(pleg.healthy()).toEqual({ healthy: false, message: 'pleg was last seen active 3m0.001s ago; threshold is 3m0s' });
+    expect(logger.find('GenericPLEG: Unable to retrieve pods').length).toBeGreaterThan(0);
+    runtime.setError('getPods', undefined);
+    await pleg.relist();
+    expect(pleg.healthy()).toEqual({ healthy: true });
+  });
+
+  it('relists every period while running and stops when aborted', async () => {
+    const { clock, runtime, pleg } = setup();
+    const controller = new AbortController();
+    const running = pleg.run(controller.signal);
+    await clock.advance(3_500);
+    expect(runtime.callsOf('getPods')).toHaveLength(4);
+    expect(runtime.callsOf('getPods').every((c) => c.all)).toBe(true);
+    controller.abort();
+    await running;
+    await clock.advance(10_000);
+    expect(runtime.callsOf('getPods')).toHaveLength(4);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -1,0 +1,216 @@
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage, noopLogger } from '@kubelet-ts/common';
+import type { ContainerRuntime, RunningPod } from '@kubelet-ts/runtime-manager';
+import type { HealthChecker, HealthCheckResult } from './health.js';
+import { formatGoDuration } from './internal/go-duration.js';
+import type { PodStatusCache } from './pod-cache.js';
+
+/** Upstream pleg.PodLifeCycleEventType. `ContainerChanged` is computed but never delivered, as upstream. */
+export type PodLifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged' | 'PodSync';
+
+/** One change seen in the runtime. `data` is the container (or sandbox) ID. */
+export interface PodLifecycleEvent {
+  /** Pod UID. */
+  id: string;
+  type: PodLifecycleEventType;
+  data: string;
+}
+
+/**
+ * Upstream pleg.PodLifecycleEventGenerator. The generic implementation polls (containerd 1.6
+ * has no GetContainerEvents); an event-driven one can implement the same interface later.
+ */
+export interface PodLifecycleEventGenerator {
+  /** Runs until the signal aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  /** Subscribes to events; returns the unsubscribe function. */
+  watch(listener: (event: PodLifecycleEvent) => void): () => void;
+  /** Upstream Healthy(): unhealthy before the first successful relist or when the last is too old. */
+  healthy(): HealthCheckResult;
+  /** The `pleg` health check. */
+  readonly healthChecker: HealthChecker;
+  /** One relist now (also what `run` does every period). */
+  relist(): Promise<void>;
+}
+
+export interface GenericPlegOptions {
+  runtime: Pick<ContainerRuntime, 'getPods' | 'getPodStatus'>;
+  cache: PodStatusCache;
+  clock: Clock;
+  logger?: Logger;
+  /** Default 1 s (upstream genericPlegRelistPeriod). */
+  relistPeriodMs?: number;
+  /** Default 3 min (upstream genericPlegRelistThreshold). */
+  relistThresholdMs?: number;
+}
+
+type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
+
+interface PodRecord {
+  old: RunningPod | undefined;
+  current: RunningPod | undefined;
+}
+
+function containerStates(pod: RunningPod | undefined): Map<string, PlegContainerState> {
+  const out = new Map<string, PlegContainerState>();
+  if (pod === undefined) return out;
+  // Sandboxes are tracked like containers (upstream getContainersFromPods).
+  for (const s of pod.sandboxes) out.set(s.id, s.state === 'ready' ? 'running' : 'exited');
+  for (const c of pod.containers) {
+    // "created" is not used by the kubelet yet: upstream maps it to unknown.
+    out.set(c.id, c.state === 'running' ? 'running' : c.state === 'exited' ? 'exited' : 'unknown');
+  }
+  return out;
+}
+
+function generateEvents(uid: string, id: string, oldState: PlegContainerState, newState: PlegContainerState): PodLifecycleEvent[] {
+  if (oldState === newState) return [];
+  switch (newState) {
+    case 'running':
+      return [{ id: uid, type: 'ContainerStarted', data: id }];
+    case 'exited':
+      return [{ id: uid, type: 'ContainerDied', data: id }];
+    case 'unknown':
+      return [{ id: uid, type: 'ContainerChanged', data: id }];
+    case 'non-existent':
+      if (oldState === 'exited') return [{ id: uid, type: 'ContainerRemoved', data: id }];
+      return [
+        { id: uid, type: 'ContainerDied', data: id },
+        { id: uid, type: 'ContainerRemoved', data: id },
+      ];
+  }
+}
+
+/** Upstream GenericPLEG (pleg/generic.go): relists the runtime and diffs it against the last relist. */
+export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEventGenerator {
+  const { runtime, cache, clock } = options;
+  const logger = options.logger ?? noopLogger;
+  const relistPeriodMs = options.relistPeriodMs ?? 1_000;
+  const relistThresholdMs = options.relistThresholdMs ?? 180_000;
+  const records = new Map<string, PodRecord>();
+  const listeners = new Set<(event: PodLifecycleEvent) => void>();
+  let podsToReinspect = new Map<string, RunningPod | undefined>();
+  let relistTime: number | undefined;
+  let relisting: Promise<void> | undefined;
+
+  const updateCache = async (uid: string, pod: RunningPod | undefined): Promise<Error | undefined> => {
+    if (pod === undefined) {
+      // The pod is gone from the runtime: drop its entry.
+      cache.delete(uid);
+      return undefined;
+    }
+    const timestamp = clock.now();
+    try {
+      const status = await runtime.getPodStatus(pod.uid, pod.name, pod.namespace);
+      cache.set(uid, status, undefined, timestamp);
+      return undefined;
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      cache.set(uid, undefined, error, timestamp);
+      return error;
+    }
+  };
+
+  const emit = (event: PodLifecycleEvent): void => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        logger.error('PLEG event listener failed', { err: errorMessage(err), podUID: event.id });
+      }
+    }
+  };
+
+  const doRelist = async (): Promise<void> => {
+    const timestamp = clock.now();
+    let pods: RunningPod[];
+    try {
+      pods = await runtime.getPods(true);
+    } catch (err) {
+      logger.error('GenericPLEG: Unable to retrieve pods', { err: errorMessage(err) });
+      return;
+    }
+    relistTime = timestamp;
+
+    const current = new Map(pods.map((p) => [p.uid, p]));
+    for (const [uid, record] of records) record.current = current.get(uid);
+    for (const [uid, pod] of current) if (!records.has(uid)) records.set(uid, { old: undefined, current: pod });
+
+    const eventsByPod = new Map<string, PodLifecycleEvent[]>();
+    for (const [uid, record] of records) {
+      const oldStates = containerStates(record.old);
+      const newStates = containerStates(record.current);
+      const ids = new Set([...oldStates.keys(), ...newStates.keys()]);
+      const events: PodLifecycleEvent[] = [];
+      for (const id of ids) events.push(...generateEvents(uid, id, oldStates.get(id) ?? 'non-existent', newStates.get(id) ?? 'non-existent'));
+      if (events.length > 0) eventsByPod.set(uid, events);
+    }
+
+    const needsReinspection = new Map<string, RunningPod | undefined>();
+    for (const [uid, record] of [...records]) {
+      const events = eventsByPod.get(uid);
+      const pod = record.current;
+      if (events !== undefined || podsToReinspect.has(uid)) {
+        const err = await updateCache(uid, pod);
+        if (err !== undefined) {
+          logger.error('PLEG: Ignoring events for pod', { pod: `${pod?.namespace}/${pod?.name}`, podUID: uid, err: errorMessage(err) });
+          needsReinspection.set(uid, pod);
+          // Keep the old record so that the same changes are seen (and sent) again next time.
+          continue;
+        }
+      }
+      // Commit this relist as the base of the next one.
+      if (pod === undefined) records.delete(uid);
+      else record.old = pod;
+      for (const event of events ?? []) {
+        if (event.type === 'ContainerChanged') continue;
+        emit(event);
+      }
+    }
+    podsToReinspect = needsReinspection;
+    // Every pod without changes is as current as this relist.
+    cache.updateTime(timestamp);
+  };
+
+  const healthy = (): HealthCheckResult => {
+    if (relistTime === undefined) return { healthy: false, message: 'pleg has yet to be successful' };
+    const elapsed = clock.now() - relistTime;
+    if (elapsed > relistThresholdMs) {
+      return {
+        healthy: false,
+        message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(relistThresholdMs)}`,
+      };
+    }
+    return { healthy: true };
+  };
+
+  const relist = (): Promise<void> => {
+    // Never two relists at once.
+    if (relisting === undefined) {
+      relisting = doRelist().finally(() => {
+        relisting = undefined;
+      });
+    }
+    return relisting;
+  };
+
+  return {
+    async run(signal) {
+      while (!signal.aborted) {
+        await relist();
+        try {
+          await clock.sleep(relistPeriodMs, signal);
+        } catch {
+          return;
+        }
+      }
+    },
+    watch(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    healthy,
+    healthChecker: { name: 'pleg', check: healthy },
+    relist,
+  };
+}
