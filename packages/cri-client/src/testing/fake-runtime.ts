@@ -743,7 +743,8 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
       annotations: { ...container.config.annotations },
       mounts: container.config.mounts,
       logPath: container.logPath,
-      resources: container.resources === null ? null : { linux: container.resources, windows: null },
+      // containerd always reports the Linux resources, zero-filled when none were set.
+      resources: { linux: container.resources ?? ZERO_RESOURCES, windows: null },
       imageId: container.imageId,
       user: null,
       stopSignal: container.config.stopSignal,
@@ -883,6 +884,19 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
     }
   }
 }
+
+const ZERO_RESOURCES: LinuxContainerResourcesOutput = {
+  cpuPeriod: '0',
+  cpuQuota: '0',
+  cpuShares: '0',
+  memoryLimitInBytes: '0',
+  oomScoreAdj: '0',
+  cpusetCpus: '',
+  cpusetMems: '',
+  hugepageLimits: [],
+  unified: {},
+  memorySwapLimitInBytes: '0',
+};
 
 function lookup<T>(records: Map<string, T>, id: string): T | undefined {
   if (id === '') return undefined;
