@@ -5,6 +5,13 @@ import { durationMs, formatConfigIssue, loadKubeletConfiguration, summarizeConfi
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 
 describe('README', () => {
+  beforeEach(() => {
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
   it('runs the usage snippet, which is the README block verbatim', async () => {
     // README:begin
     const result = await loadKubeletConfiguration({
@@ -15,11 +22,11 @@ describe('README', () => {
     if (!result.ok) throw new Error(result.errors.map(formatConfigIssue).join('\n'));
 
     const { config, flags, warnings } = result;
-    config.maxPods; // 50 (flag beats file beats default)
-    durationMs(config.syncFrequency); // 30000
-    flags.nodeLabels; // { role: 'edge' }
-    warnings; // ['Flag --max-pods has been deprecated, This parameter should be set via the config file …']
-    summarizeConfiguration(config, flags).mode; // 'standalone' (no --kubeconfig)
+    const maxPods = config.maxPods; // 50: the flag beats the file, which beats the default
+    const syncMs = durationMs(config.syncFrequency); // 30000
+    const labels = flags.nodeLabels; // { role: 'edge' }
+    const mode = summarizeConfiguration(config, flags).mode; // 'standalone': no --kubeconfig
+    for (const warning of warnings) console.warn(warning); // Flag --max-pods has been deprecated, …
     // README:end
 
     const source = readFileSync(__filename, 'utf8');
@@ -31,11 +38,11 @@ describe('README', () => {
       .join('\n')
       .trimEnd();
     expect(readme).toContain(snippet);
-    expect(config.maxPods).toBe(50);
-    expect(durationMs(config.syncFrequency)).toBe(30_000);
-    expect(flags.nodeLabels).toEqual({ role: 'edge' });
-    expect(warnings[0]).toMatch(/^Flag --max-pods has been deprecated, This parameter should be set via the config file/);
-    expect(summarizeConfiguration(config, flags).mode).toBe('standalone');
+    expect(maxPods).toBe(50);
+    expect(syncMs).toBe(30_000);
+    expect(labels).toEqual({ role: 'edge' });
+    expect(mode).toBe('standalone');
+    expect(warnings).toEqual([expect.stringMatching(/^Flag --max-pods has been deprecated, This parameter should be set via the config file/)]);
   });
 
   it('documents every flag in the flag table', () => {
