@@ -1,15 +1,16 @@
 import type { Pod } from '@kubelet-ts/api';
 import { PodSchema } from '@kubelet-ts/api';
 import { applyStaticPodDefaults, decodeStaticPod, staticPodUID } from './static-pod.js';
+import type { StaticPodOrigin } from './static-pod.js';
 
-const origin = { source: 'file' as const, location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'node-1' };
+const origin: StaticPodOrigin = { source: 'file', location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'node-1' };
 const manifest = (image = 'nginx:1.25', extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'web', ...extra },
   spec: { containers: [{ name: 'app', image }] },
 });
-const decode = (raw: unknown, o = origin): Pod => {
+const decode = (raw: unknown, o: StaticPodOrigin = origin): Pod => {
   const result = decodeStaticPod(raw, o);
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.pod;

@@ -1,0 +1,179 @@
+import { mkdtemp, mkdir, rm, unlink, writeFile, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '@kubelet-ts/api';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { createFileSource } from './file-source.js';
+import { eventually, runSource } from './internal/test-helpers.js';
+import type { SourceError, SourceEvent } from './types.js';
+
+const podYaml = (name: string, image = 'nginx:1.25', containerName = 'app') => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  containers:
+  - name: ${containerName}
+    image: ${image}
+    resources:
+      limits: {cpu: 500m, memory: 64Mi}
+`;
+
+const names = (event: SourceEvent | undefined): string[] =>
+  event?.kind === 'set' ? event.pods.map((p: Pod) => p.metadata.name) : ['<not a set>'];
+const errorsOf = (events: SourceEvent[]): SourceError[] => events.flatMap((e) => (e.kind === 'error' ? e.errors : []));
+
+describe('createFileSource', () => {
+  let dir: string;
+  let stops: Array<() => Promise<void>> = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pod-sources-'));
+  });
+  afterEach(async () => {
+    for (const stop of stops) await stop();
+    stops = [];
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A source with watching off: relists happen at start and whenever the fake clock passes the period. */
+  const start = (path = dir, extra: { maxFileBytes?: number } = {}) => {
+    const clock = new FakeClock();
+    const logger = new RecordingLogger();
+    const run = runSource(createFileSource({ path, nodeName: 'node-a', clock, logger, watch: false, checkFrequencyMs: 20_000, ...extra }));
+    stops.push(run.stop);
+    const relist = async (): Promise<SourceEvent> => {
+      const before = run.sets().length;
+      await clock.advance(20_000);
+      return eventually(() => run.sets()[before], 5000, 'relist');
+    };
+    return { ...run, clock, logger, first: () => eventually(() => run.sets()[0], 5000, 'first set'), relist };
+  };
+
+  it('reads every valid manifest of the directory, ignoring dotfiles and subdirectories', async () => {
+    await writeFile(join(dir, 'a.yaml'), podYaml('a'));
+    await writeFile(join(dir, 'b.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    await writeFile(join(dir, '.c.yaml.swp'), podYaml('hidden'));
+    await mkdir(join(dir, 'sub'));
+    await writeFile(join(dir, 'sub', 'd.yaml'), podYaml('nested'));
+    const src = start();
+    const first = await src.first();
+    expect(names(first)).toEqual(['a-node-a', 'b-node-a']);
+    const a = first.kind === 'set' ? first.pods[0] : undefined;
+    expect(a?.spec.nodeName).toBe('node-a');
+    expect(a?.metadata.annotations?.['kubernetes.io/config.source']).toBe('file');
+    expect(a?.metadata.annotations?.['kubernetes.io/config.hash']).toBe(a?.metadata.uid);
+    expect(errorsOf(src.events)).toEqual([]);
+  });
+
+  it('rejects invalid files with file, path and reason while other files keep working', async () => {
+    await writeFile(join(dir, 'good.yaml'), podYaml('good'));
+    await writeFile(join(dir, 'bad-name.yaml'), podYaml('bad', 'nginx', 'Foo'));
+    await writeFile(join(dir, 'bad-yaml.yaml'), 'kind: Pod\nspec: [\n');
+    await writeFile(join(dir, 'deploy.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n');
+    await writeFile(join(dir, 'no-containers.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec: {}\n');
+    await writeFile(join(dir, 'quantity.yaml'), podYaml('q').replace('64Mi', '64MB'));
+    await writeFile(join(dir, 'probe.yaml'), podYaml('p').replace('    resources:', '    livenessProbe: {httpGet: {port: 0}}\n    resources:'));
+    await writeFile(join(dir, 'multi.yaml'), `${podYaml('m1')}---\n${podYaml('m2')}`);
+    const src = start();
+    expect(names(await src.first())).toEqual(['good-node-a']);
+    const errors = errorsOf(src.events).map((e) => `${e.file.slice(dir.length + 1)}|${e.path}|${e.reason}`);
+    expect(errors).toEqual([
+      expect.stringMatching(/^bad-name\.yaml\|spec\.containers\[0\]\.name\|Invalid value "Foo": must be a DNS-1123 label/),
+      expect.stringMatching(/^bad-yaml\.yaml\|\|invalid YAML: .*line/),
+      'deploy.yaml|kind|Invalid value "Deployment": must be "Pod"',
+      'deploy.yaml|apiVersion|Invalid value "apps/v1": must be "v1"',
+      'multi.yaml||found 2 YAML documents: a manifest file must hold exactly one Pod',
+      'no-containers.yaml|spec.containers|Required value',
+      'probe.yaml|spec.containers[0].livenessProbe.httpGet.port|Invalid value 0: must be between 1 and 65535, inclusive',
+      expect.stringMatching(/^quantity\.yaml\|spec\.containers\[0\]\.resources\.limits\[memory\]\|Invalid value "64MB": quantities must match/),
+    ]);
+    expect(src.logger.find('Invalid static pod manifest')).toHaveLength(8);
+  });
+
+  it('keeps the last valid pod when its file turns invalid, and reports the error once', async () => {
+    const file = join(dir, 'web.yaml');
+    await writeFile(file, podYaml('web'));
+    const src = start();
+    const first = await src.first();
+    const uid = first.kind === 'set' ? first.pods[0]?.metadata.uid : undefined;
+
+    await writeFile(file, podYaml('web', 'nginx', 'Bad_Name'));
+    const second = await src.relist();
+    expect(second.kind === 'set' && second.pods.map((p) => p.metadata.uid)).toEqual([uid]);
+    expect(errorsOf(src.events)).toEqual([
+      expect.objectContaining({ source: 'file', file, path: 'spec.containers[0].name' }),
+    ]);
+    expect(src.logger.find('Invalid static pod manifest')[0]?.fields.keptLastValid).toBe(true);
+
+    await src.relist();
+    expect(errorsOf(src.events)).toHaveLength(1);
+
+    // Fixed: a new manifest gives a new UID.
+    await writeFile(file, podYaml('web', 'nginx:1.26'));
+    const fixed = await src.relist();
+    const fixedUid = fixed.kind === 'set' ? fixed.pods[0]?.metadata.uid : undefined;
+    expect(fixedUid).toBeDefined();
+    expect(fixedUid).not.toBe(uid);
+  });
+
+  it('produces no pod for a file that was never valid, and drops the pod of a deleted file', async () => {
+    await writeFile(join(dir, 'a.yaml'), podYaml('a'));
+    await writeFile(join(dir, 'never.yaml'), 'kind: Pod\n');
+    const src = start();
+    expect(names(await src.first())).toEqual(['a-node-a']);
+    await unlink(join(dir, 'a.yaml'));
+    expect(names(await src.relist())).toEqual([]);
+  });
+
+  it('treats a missing directory as empty and picks it up once it exists', async () => {
+    const missing = join(dir, 'manifests');
+    const src = start(missing);
+    expect(names(await src.first())).toEqual([]);
+    expect(src.logger.find('does not exist')).toHaveLength(1);
+    await mkdir(missing);
+    await writeFile(join(missing, 'a.yaml'), podYaml('a'));
+    expect(names(await src.relist())).toEqual(['a-node-a']);
+  });
+
+  it('accepts a single manifest file as the path', async () => {
+    const file = join(dir, 'only.yaml');
+    await writeFile(file, podYaml('only'));
+    await writeFile(join(dir, 'other.yaml'), podYaml('other'));
+    const src = start(file);
+    expect(names(await src.first())).toEqual(['only-node-a']);
+  });
+
+  it('rejects files over the size limit', async () => {
+    await writeFile(join(dir, 'big.yaml'), `${podYaml('big')}# ${'x'.repeat(2000)}\n`);
+    await writeFile(join(dir, 'small.yaml'), podYaml('small'));
+    const src = start(dir, { maxFileBytes: 1024 });
+    expect(names(await src.first())).toEqual(['small-node-a']);
+    expect(errorsOf(src.events)).toEqual([
+      { source: 'file', file: join(dir, 'big.yaml'), path: '', reason: expect.stringMatching(/^manifest is \d+ bytes, over the limit of 1024 bytes$/) },
+    ]);
+  });
+
+  it('keeps the first file when two files define the same pod name', async () => {
+    await writeFile(join(dir, 'a.yaml'), podYaml('web'));
+    await writeFile(join(dir, 'b.yaml'), podYaml('web', 'nginx:2'));
+    const src = start();
+    const first = await src.first();
+    expect(first.kind === 'set' && first.pods.map((p) => p.spec.containers[0]?.image)).toEqual(['nginx:1.25']);
+    expect(errorsOf(src.events)).toEqual([
+      { source: 'file', file: join(dir, 'b.yaml'), path: 'metadata.name', reason: `Duplicate value "web-node-a": pod already defined by ${join(dir, 'a.yaml')}` },
+    ]);
+  });
+
+  it('notices changes through fs.watch without waiting for the relist period', async () => {
+    const logger = new RecordingLogger();
+    const run = runSource(createFileSource({ path: dir, nodeName: 'node-a', logger, checkFrequencyMs: 3_600_000, watchDebounceMs: 20 }));
+    stops.push(run.stop);
+    expect(names(await eventually(() => run.sets()[0]))).toEqual([]);
+    // Write atomically, as editors and config management do: temp dotfile, then rename.
+    await writeFile(join(dir, '.web.yaml.tmp'), podYaml('web'));
+    await rename(join(dir, '.web.yaml.tmp'), join(dir, 'web.yaml'));
+    await eventually(() => (names(run.sets().at(-1)).includes('web-node-a') ? true : undefined), 5000, 'pod from watch');
+    await unlink(join(dir, 'web.yaml'));
+    await eventually(() => (names(run.sets().at(-1)).length === 0 ? true : undefined), 5000, 'removal from watch');
+  });
+});
