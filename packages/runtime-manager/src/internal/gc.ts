@@ -1,0 +1,141 @@
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { RuntimeService } from '@kubelet-ts/cri-client';
+import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
+import type { ContainerGCPolicy } from '../types.js';
+
+export interface GcDeps {
+  runtimeService: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  podLogsDir: string;
+  policy: ContainerGCPolicy;
+  allSourcesReady: boolean;
+  isPodDeleted: (uid: string) => boolean;
+  /** Removes a container and its log file. */
+  removeContainer: (id: string) => Promise<void>;
+}
+
+interface Dead {
+  id: string;
+  createdAt: number;
+}
+
+function nsToMs(ns: string): number {
+  try {
+    return Number(BigInt(ns === '' ? '0' : ns) / 1_000_000n);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Upstream containerGC.GarbageCollect: dead containers per (pod, container name) beyond
+ * maxPerPodContainer (oldest first), every dead container of deleted pods, the global
+ * maxContainers limit; then sandboxes without containers (all of a deleted pod's, else all but
+ * the newest); then the log directories of deleted pods.
+ */
+export async function collectGarbage(deps: GcDeps): Promise<void> {
+  const { runtimeService, policy, logger } = deps;
+  const remove = async (id: string): Promise<boolean> => {
+    try {
+      await deps.removeContainer(id);
+      return true;
+    } catch (err) {
+      logger.warn('Failed to remove container', { containerID: id, err: errorMessage(err) });
+      return false;
+    }
+  };
+
+  // ---- containers
+  const newestGcTime = deps.clock.now() - policy.minAgeMs;
+  const listed = await runtimeService.listContainers({});
+  const units = new Map<string, { uid: string; dead: Dead[] }>();
+  for (const c of listed.containers) {
+    if (c.state === 'CONTAINER_RUNNING') continue;
+    const createdAt = nsToMs(c.createdAt);
+    if (createdAt > newestGcTime) continue;
+    const info = decodeContainerLabels(c.labels);
+    if (info.podUID === '' || info.containerName === '') continue; // not ours
+    const key = `${info.podUID}/${info.containerName}`;
+    let unit = units.get(key);
+    if (unit === undefined) {
+      unit = { uid: info.podUID, dead: [] };
+      units.set(key, unit);
+    }
+    unit.dead.push({ id: c.id, createdAt });
+  }
+  for (const unit of units.values()) unit.dead.sort((a, b) => b.createdAt - a.createdAt);
+
+  if (deps.allSourcesReady) {
+    for (const [key, unit] of units) {
+      if (!deps.isPodDeleted(unit.uid)) continue;
+      for (const d of unit.dead) await remove(d.id);
+      units.delete(key);
+    }
+  }
+  const keepNewest = async (keep: number): Promise<void> => {
+    for (const unit of units.values()) {
+      const extra = unit.dead.slice(Math.max(0, keep));
+      for (const d of extra) await remove(d.id);
+      unit.dead = unit.dead.slice(0, Math.max(0, keep));
+    }
+  };
+  if (policy.maxPerPodContainer >= 0) await keepNewest(policy.maxPerPodContainer);
+  const total = (): number => [...units.values()].reduce((n, u) => n + u.dead.length, 0);
+  if (policy.maxContainers >= 0 && total() > policy.maxContainers && units.size > 0) {
+    await keepNewest(Math.max(1, Math.floor(policy.maxContainers / units.size)));
+    if (total() > policy.maxContainers) {
+      const flat = [...units.values()].flatMap((u) => u.dead).sort((a, b) => b.createdAt - a.createdAt);
+      for (const d of flat.slice(policy.maxContainers)) await remove(d.id);
+    }
+  }
+
+  // ---- sandboxes
+  const [remaining, sandboxes] = await Promise.all([runtimeService.listContainers({}), runtimeService.listPodSandbox({})]);
+  const withContainers = new Set(remaining.containers.map((c) => c.podSandboxId));
+  const byPod = new Map<string, Array<{ id: string; createdAt: number; active: boolean }>>();
+  for (const s of sandboxes.items) {
+    if (withContainers.has(s.id)) continue;
+    const info = decodeSandboxLabels(s.labels);
+    if (info.podUID === '') continue;
+    const list = byPod.get(info.podUID) ?? [];
+    list.push({ id: s.id, createdAt: nsToMs(s.createdAt), active: s.state === 'SANDBOX_READY' });
+    byPod.set(info.podUID, list);
+  }
+  for (const [uid, list] of byPod) {
+    list.sort((a, b) => b.createdAt - a.createdAt);
+    // A live pod keeps its newest sandbox; a deleted pod keeps none.
+    const candidates = deps.isPodDeleted(uid) ? list : list.slice(1);
+    for (const s of candidates) {
+      if (s.active) continue;
+      try {
+        // Normally already stopped by KillPod; stop again in case it was not.
+        await runtimeService.stopPodSandbox({ podSandboxId: s.id }, { ignoreNotFound: true });
+        await runtimeService.removePodSandbox({ podSandboxId: s.id }, { ignoreNotFound: true });
+      } catch (err) {
+        logger.warn('Failed to remove sandbox', { podSandboxID: s.id, err: errorMessage(err) });
+      }
+    }
+  }
+
+  // ---- pod log directories
+  if (deps.allSourcesReady) {
+    let entries: string[];
+    try {
+      entries = await readdir(deps.podLogsDir);
+    } catch {
+      entries = [];
+    }
+    for (const entry of entries) {
+      const parts = entry.split('_');
+      const uid = parts[parts.length - 1];
+      if (parts.length !== 3 || uid === undefined || uid === '' || !deps.isPodDeleted(uid)) continue;
+      await rm(path.join(deps.podLogsDir, entry), { recursive: true, force: true }).catch((err: unknown) =>
+        logger.warn('Failed to remove pod logs directory', { path: entry, err: errorMessage(err) }),
+      );
+    }
+  }
+}
