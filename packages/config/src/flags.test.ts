@@ -1,5 +1,6 @@
 import { parseKubeletArgs } from './flags.js';
 import { CONFIG_FLAG_DEPRECATION } from './flag-table.js';
+import { validateKubeletFlags } from './flag-validation.js';
 
 describe('parseKubeletArgs (pflag forms)', () => {
   it('accepts --name=value and --name value', () => {
@@ -127,5 +128,30 @@ describe('parseKubeletArgs (pflag forms)', () => {
     const a = parseKubeletArgs(['--max-pods=5', '--', '--port=1']);
     expect(a.overrides).toEqual({ maxPods: 5 });
     expect(a.errors).toEqual([{ source: 'command line', path: '', reason: 'unknown command "--port=1"' }]);
+  });
+});
+
+describe('validateKubeletFlags', () => {
+  const validate = async (argv: string[]) => validateKubeletFlags(parseKubeletArgs(argv).flags);
+
+  it('accepts ordinary labels and the kubelet-settable kubernetes.io ones', async () => {
+    expect(await validate(['--node-labels=role=edge,node.kubernetes.io/pool=a,kubernetes.io/hostname=n1,topology.kubernetes.io/zone=z'])).toEqual([]);
+  });
+
+  it('rejects other kubernetes.io labels and malformed keys or values', async () => {
+    const reasons = (await validate(['--node-labels=node-role.kubernetes.io/master=,bad key=x,ok=bad value'])).map((i) => `${i.source}: ${i.reason}`);
+    expect(reasons).toEqual([
+      expect.stringMatching(/^flag --node-labels: unknown 'kubernetes.io' or 'k8s.io' label "node-role.kubernetes.io\/master"/),
+      expect.stringMatching(/^flag --node-labels: invalid label key "bad key"/),
+      'flag --node-labels: invalid label value "bad value" for "ok"',
+    ]);
+  });
+
+  it('checks --node-ip addresses, allowing one of each family', async () => {
+    expect(await validate(['--node-ip=10.0.0.5,fd00::5'])).toEqual([]);
+    expect((await validate(['--node-ip=10.0.0.300'])).map((i) => i.reason)).toEqual(['"10.0.0.300" is not a valid IP address']);
+    expect((await validate(['--node-ip=10.0.0.5,10.0.0.6'])).map((i) => i.reason)).toEqual([
+      'at most two addresses, one IPv4 and one IPv6 (dual-stack), may be given',
+    ]);
   });
 });

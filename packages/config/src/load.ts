@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import { applyKubeletConfigurationDefaults, effectiveEvictionHard } from './defaults.js';
 import type { KubeletConfiguration } from './defaults.js';
 import type { ConfigIssue } from './errors.js';
+import { validateKubeletFlags } from './flag-validation.js';
 import { parseKubeletArgs } from './flags.js';
 import type { KubeletFlags } from './flags.js';
 import { KUBELET_CONFIG_API_VERSION, KUBELET_CONFIG_KIND } from './schema.js';
@@ -177,7 +178,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   const args = parseKubeletArgs(options.argv);
   const { flags, overrides, setBy } = args;
   const warnings = [...args.warnings];
-  const errors: ConfigIssue[] = [...args.errors];
+  const errors: ConfigIssue[] = [...args.errors, ...validateKubeletFlags(flags)];
 
   // Flag values go through the same field validation as file values.
   const flagCheck = validateDocument(overrides);
