@@ -27,3 +27,7 @@ export {
 export { createGenericPleg } from './pleg.js';
 export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator, PodLifecycleEventType } from './pleg.js';
 export type { HealthChecker, HealthCheckResult } from './health.js';
+export { createPodLifecycle, DEFAULT_GC_POLICY } from './lifecycle.js';
+export type { PodLifecycle, PodLifecycleDeps, PodStatusListener } from './lifecycle.js';
+export type { PodOperation, PodUpdate, VolumeProvider } from './types.js';
+export { toHealthChecker } from './health.js';

@@ -104,16 +104,19 @@ describe('generic PLEG', () => {
 
   it('is unhealthy before the first relist and when the last success is older than the threshold', async () => {
     const { clock, runtime, pleg, logger } = setup();
-    expect(pleg.healthChecker.check()).toEqual({ healthy: false, message: 'pleg has yet to be successful' });
+    expect(pleg.healthy()).toEqual({ healthy: false, message: 'pleg has yet to be successful' });
+    expect(() => pleg.healthChecker.check()).toThrow('pleg has yet to be successful');
     await pleg.relist();
     expect(pleg.healthChecker.name).toBe('pleg');
     expect(pleg.healthy()).toEqual({ healthy: true });
+    expect(() => pleg.healthChecker.check()).not.toThrow();
     runtime.setError('getPods', new Error('runtime down'));
     await clock.advance(180_000);
     await pleg.relist();
     expect(pleg.healthy()).toEqual({ healthy: true });
     await clock.advance(1);
     expect(pleg.healthy()).toEqual({ healthy: false, message: 'pleg was last seen active 3m0.001s ago; threshold is 3m0s' });
+    expect(() => pleg.healthChecker.check()).toThrow('pleg was last seen active 3m0.001s ago; threshold is 3m0s');
     expect(logger.find('GenericPLEG: Unable to retrieve pods').length).toBeGreaterThan(0);
     runtime.setError('getPods', undefined);
     await pleg.relist();

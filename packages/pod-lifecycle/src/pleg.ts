@@ -2,6 +2,7 @@ import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
 import type { ContainerRuntime, RunningPod } from '@kubelet-ts/runtime-manager';
 import type { HealthChecker, HealthCheckResult } from './health.js';
+import { toHealthChecker } from './health.js';
 import { formatGoDuration } from './internal/go-duration.js';
 import type { PodStatusCache } from './pod-cache.js';
 
@@ -210,7 +211,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
       return () => listeners.delete(listener);
     },
     healthy,
-    healthChecker: { name: 'pleg', check: healthy },
+    healthChecker: toHealthChecker('pleg', healthy),
     relist,
   };
 }

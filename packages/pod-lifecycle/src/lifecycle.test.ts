@@ -1,0 +1,350 @@
+import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Container, Pod } from '@kubelet-ts/api';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import type { ContainerMount } from '@kubelet-ts/runtime-manager';
+import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { createPodLifecycle } from './lifecycle.js';
+import type { PodLifecycleDeps } from './lifecycle.js';
+import { makePod } from './testing/make-pod.js';
+import type { VolumeProvider } from './types.js';
+
+function setup(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeContainerRuntime) => void) {
+  const clock = new FakeClock();
+  const runtime = new FakeContainerRuntime({ clock });
+  before?.(runtime);
+  const logger = new RecordingLogger();
+  const lifecycle = createPodLifecycle({
+    runtime,
+    clock,
+    logger,
+    nodeName: 'node-1',
+    getNodeIPs: () => ['192.168.1.10'],
+    random: () => 0.5,
+    ...extra,
+  });
+  const controller = new AbortController();
+  const running = lifecycle.run(controller.signal);
+  const stop = async (): Promise<void> => {
+    controller.abort();
+    await running;
+  };
+  const syncsOf = (pod: Pod) => runtime.callsOf('syncPod').filter((c) => c.pod.metadata.uid === pod.metadata.uid);
+  return { clock, runtime, logger, lifecycle, stop, syncsOf };
+}
+
+type Harness = ReturnType<typeof setup>;
+let current: Harness | undefined;
+afterEach(async () => {
+  await current?.stop();
+  current = undefined;
+});
+function start(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeContainerRuntime) => void): Harness {
+  current = setup(extra, before);
+  return current;
+}
+
+describe('pod lifecycle: sync loop', () => {
+  it('starts an added pod and reports its running status with addresses and IDs', async () => {
+    const h = start();
+    const pod = makePod({ name: 'web' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    expect(h.syncsOf(pod).length).toBeGreaterThanOrEqual(1);
+    const app = h.runtime.latestContainer(pod.metadata.uid, 'app');
+    expect(app?.state).toBe('running');
+
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status).toMatchObject({
+      phase: 'Running',
+      podIP: '10.88.0.2',
+      podIPs: [{ ip: '10.88.0.2' }],
+      hostIP: '192.168.1.10',
+      hostIPs: [{ ip: '192.168.1.10' }],
+      qosClass: 'BestEffort',
+      startTime: expect.stringMatching(/^2026-01-01T00:00:0\dZ$/),
+    });
+    expect(status?.containerStatuses?.[0]).toMatchObject({ name: 'app', ready: true, started: true, containerID: `containerd://${app?.id}` });
+    expect(status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(h.lifecycle.getPods()).toEqual([{ ...pod, status }]);
+  });
+
+  it('re-syncs an updated pod with the new spec', async () => {
+    const h = start();
+    const pod = makePod();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    const updated: Pod = { ...pod, metadata: { ...pod.metadata, labels: { version: '2' } } };
+    h.lifecycle.handlePodUpdate({ op: 'UPDATE', source: 'file', pods: [updated] });
+    await h.clock.advance(1_000);
+    expect(h.syncsOf(pod).at(-1)?.pod.metadata.labels).toEqual({ version: '2' });
+    expect(h.lifecycle.getPods()[0]?.metadata.labels).toEqual({ version: '2' });
+  });
+
+  it('kills a removed pod with its grace period, forgets it, and lets GC remove its containers', async () => {
+    const h = start();
+    const pod = makePod({ terminationGracePeriodSeconds: 5 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(2_000);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+    await h.clock.advance(5_000);
+    const kills = h.runtime.callsOf('killPod');
+    expect(kills).toHaveLength(1);
+    expect(kills[0]).toMatchObject({ pod: { metadata: { uid: pod.metadata.uid } }, gracePeriodOverrideSeconds: 5 });
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('exited');
+    expect(h.lifecycle.getPods()).toEqual([]);
+    expect(h.lifecycle.podWorkers.isPodKnown(pod.metadata.uid)).toBe(false);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)).toBeUndefined();
+    await h.clock.advance(60_000);
+    expect(h.runtime.callsOf('garbageCollect').at(-1)?.allSourcesReady).toBe(true);
+    expect(h.runtime.pods.has(pod.metadata.uid)).toBe(false);
+  });
+
+  it('stops a pod being deleted with the deletion grace period, keeping it listed until REMOVE', async () => {
+    const h = start();
+    const pod = makePod({ terminationGracePeriodSeconds: 30 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(2_000);
+    const deleting: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:02Z', deletionGracePeriodSeconds: 3 } };
+    h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'api', pods: [deleting] });
+    await h.clock.advance(3_000);
+    expect(h.runtime.callsOf('killPod')[0]?.gracePeriodOverrideSeconds).toBe(3);
+    expect(h.lifecycle.getPods()).toHaveLength(1);
+    expect(h.lifecycle.getPods()[0]?.status?.phase).toBe('Failed');
+  });
+
+  it('kills an orphaned runtime pod only once all sources are ready, with a 1 s grace period', async () => {
+    const h = start();
+    const orphan = { uid: 'orphan-uid', name: 'old', namespace: 'default' };
+    h.runtime.addSandbox(orphan);
+    h.runtime.addContainer(orphan, 'app');
+    await h.clock.advance(10_000);
+    expect(h.runtime.callsOf('killPod')).toHaveLength(0);
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(2_000);
+    const kills = h.runtime.callsOf('killPod');
+    expect(kills).toHaveLength(1);
+    expect(kills[0]).toMatchObject({ pod: undefined, running: { uid: 'orphan-uid' }, gracePeriodOverrideSeconds: 1 });
+    expect(h.runtime.pods.get('orphan-uid')?.containers[0]?.state).toBe('exited');
+  });
+
+  it('after a restart, feeds the running containers to the sync and kills nothing', async () => {
+    const pod = makePod();
+    let before = { id: '' };
+    const h = start({}, (runtime) => {
+      runtime.addSandbox(pod);
+      before = runtime.addContainer(pod, 'app');
+    });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(4_000);
+    const first = h.syncsOf(pod)[0];
+    expect(first?.status.containers.map((c) => c.id)).toEqual([before.id]);
+    expect(h.runtime.callsOf('killPod')).toHaveLength(0);
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.id).toBe(before.id);
+  });
+
+  it('syncs a pod on a PLEG event, long before its periodic resync', async () => {
+    const h = start();
+    const pod = makePod();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(3_000);
+    const syncs = h.syncsOf(pod).length;
+    const app = h.runtime.latestContainer(pod.metadata.uid, 'app');
+    h.runtime.exitContainer(app?.id ?? '', 1);
+    await h.clock.advance(2_000);
+    expect(h.syncsOf(pod).length).toBeGreaterThan(syncs);
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.restartCount).toBe(1);
+  });
+
+  it('resyncs an unchanged pod after jitter(syncFrequency, 0.5)', async () => {
+    const h = start();
+    const pod = makePod();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(5_000);
+    const settled = h.syncsOf(pod).length;
+    await h.clock.advance(60_000);
+    expect(h.syncsOf(pod).length).toBe(settled);
+    await h.clock.advance(20_000);
+    expect(h.syncsOf(pod).length).toBe(settled + 1);
+  });
+
+  it('shows CrashLoopBackOff with its message, passes one back-off across syncs, and retries after ~10 s', async () => {
+    const h = start();
+    const pod = makePod();
+    h.runtime.addSandbox(pod);
+    h.runtime.exitContainer(h.runtime.addContainer(pod, 'app').id, 1);
+    const message = `back-off 10s restarting failed container=app pod=${pod.metadata.name}_default(${pod.metadata.uid})`;
+    const backoffs = new Set<unknown>();
+    h.runtime.onSyncPod = (_pod, _status, crashLoopBackoff) => {
+      backoffs.add(crashLoopBackoff);
+      return { results: [{ action: 'StartContainer', target: 'app', reason: 'CrashLoopBackOff', message }], error: new Error(message) };
+    };
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(1_000);
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status?.containerStatuses?.[0]?.state).toEqual({ waiting: { reason: 'CrashLoopBackOff', message } });
+    expect(status?.containerStatuses?.[0]?.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(h.logger.find('Error syncing pod')[0]?.fields.err).toContain('back-off 10s');
+    const syncs = h.syncsOf(pod).length;
+    await h.clock.advance(13_000);
+    expect(h.syncsOf(pod).length).toBe(syncs + 1);
+    expect(backoffs.size).toBe(1);
+  });
+
+  it('clears a start failure once the container starts', async () => {
+    const h = start();
+    const pod = makePod();
+    let fail = true;
+    h.runtime.onSyncPod = (p, status, backoff, rt) => {
+      if (fail) return { results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'pull failed' }], error: new Error('ErrImagePull') };
+      rt.onSyncPod = undefined;
+      return rt.syncPod(p, status, backoff);
+    };
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(1_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ErrImagePull');
+    fail = false;
+    await h.clock.advance(15_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.state?.running).toBeDefined();
+  });
+
+  it('terminates a run-to-completion pod once it succeeded', async () => {
+    const h = start();
+    const pod = makePod({ restartPolicy: 'Never' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    const app = h.runtime.latestContainer(pod.metadata.uid, 'app');
+    h.runtime.exitContainer(app?.id ?? '', 0);
+    await h.clock.advance(3_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Succeeded');
+    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    expect(h.runtime.callsOf('killPod')).toHaveLength(1);
+    expect(h.runtime.pods.get(pod.metadata.uid)?.sandboxes.every((s) => s.state === 'notready')).toBe(true);
+  });
+
+  it('runs container GC every period, telling it whether all sources are ready', async () => {
+    const h = start({ gcPolicy: { minAgeMs: 5_000, maxPerPodContainer: 2, maxContainers: 10 } });
+    await h.clock.advance(60_000);
+    expect(h.runtime.callsOf('garbageCollect')).toEqual([
+      { method: 'garbageCollect', policy: { minAgeMs: 5_000, maxPerPodContainer: 2, maxContainers: 10 }, allSourcesReady: false },
+    ]);
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(60_000);
+    expect(h.runtime.callsOf('garbageCollect')[1]?.allSourcesReady).toBe(true);
+  });
+
+  it('notifies status listeners on changes only', async () => {
+    const h = start();
+    const pod = makePod();
+    const phases: string[] = [];
+    h.lifecycle.onStatusChange((_p, s) => phases.push(s.phase ?? ''));
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(100_000);
+    expect(phases[0]).toBe('Pending');
+    expect(phases.at(-1)).toBe('Running');
+    expect(phases.length).toBeLessThanOrEqual(3);
+  });
+
+  it('exposes pleg and syncloop health checks; syncloop fails when the loop stalls', async () => {
+    const h = start();
+    await h.clock.advance(1_000);
+    expect(h.lifecycle.healthCheckers.map((c) => c.name)).toEqual(['pleg', 'syncloop']);
+    for (const c of h.lifecycle.healthCheckers) expect(() => c.check()).not.toThrow();
+    h.clock.setNow(h.clock.now() + 5 * 60_000 + 1);
+    const syncloop = h.lifecycle.healthCheckers[1];
+    expect(() => syncloop?.check()).toThrow('sync Loop took longer than expected');
+  });
+
+  it('stops every loop and timer when aborted', async () => {
+    const h = start();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [makePod()] });
+    await h.clock.advance(3_000);
+    await h.stop();
+    current = undefined;
+    expect(h.clock.pendingTimers).toBe(0);
+    const calls = h.runtime.calls.length;
+    await h.clock.advance(120_000);
+    expect(h.runtime.calls.length).toBe(calls);
+  });
+});
+
+describe('pod lifecycle: volumes and pod directories', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'pod-lifecycle-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  function recordingVolumes(log: string[], fail?: Error): VolumeProvider {
+    return {
+      async waitForAttachAndMount(pod: Pod) {
+        log.push(`mount ${pod.metadata.name}`);
+        if (fail !== undefined) throw fail;
+      },
+      async getMountsForContainer(_pod: Pod, _c: Container): Promise<ContainerMount[]> {
+        return [];
+      },
+      async teardownPod(uid: string) {
+        log.push(`teardown ${uid}`);
+      },
+    };
+  }
+
+  it('mounts volumes before the runtime sync, makes the pod dir, and tears both down once the pod is gone', async () => {
+    const log: string[] = [];
+    const h = start({ volumes: recordingVolumes(log), rootDir: root, mountPoints: async () => [] });
+    const pod = makePod({ name: 'vol' });
+    const uid = pod.metadata.uid;
+    h.runtime.onSyncPod = (p, status, backoff, rt) => {
+      log.push('syncPod');
+      rt.onSyncPod = undefined;
+      return rt.syncPod(p, status, backoff);
+    };
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    // The pod dir is real I/O: wait for the worker itself rather than for fake time.
+    await h.lifecycle.podWorkers.whenIdle();
+    expect(log.slice(0, 2)).toEqual(['mount vol', 'syncPod']);
+    expect((await stat(join(root, 'pods', uid, 'volumes'))).isDirectory()).toBe(true);
+
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+    // Fake time drives the relists; the pod dir work is real I/O, so yield to it between steps.
+    for (let i = 0; i < 200 && !log.includes(`teardown ${uid}`); i++) {
+      await h.clock.advance(100);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(h.lifecycle.podWorkers.state(uid)).toBe('terminated');
+    expect(log).toContain(`teardown ${uid}`);
+    await h.lifecycle.housekeeping();
+    await expect(stat(join(root, 'pods', uid))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('does not start containers when volumes cannot be mounted', async () => {
+    const log: string[] = [];
+    const h = start({ volumes: recordingVolumes(log, new Error('volume type nfs not supported yet')) });
+    const pod = makePod();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(1_000);
+    expect(h.syncsOf(pod)).toHaveLength(0);
+    expect(h.logger.find('Error syncing pod')[0]?.fields.err).toContain('volume type nfs not supported yet');
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
+  });
+
+  it('never removes an orphaned pod dir with something mounted in it, nor one before sources are ready', async () => {
+    const dir = join(root, 'pods', 'gone-uid');
+    await mkdir(join(dir, 'volumes'), { recursive: true });
+    const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')] });
+    await h.lifecycle.housekeeping();
+    expect((await stat(dir)).isDirectory()).toBe(true);
+    h.lifecycle.setSourcesReady();
+    await h.lifecycle.housekeeping();
+    expect((await stat(dir)).isDirectory()).toBe(true);
+    expect(h.logger.find('Failed to clean up orphaned pod directory')[0]?.fields.err).toContain('volumes are still mounted');
+  });
+});

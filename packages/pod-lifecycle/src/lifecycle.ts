@@ -1,0 +1,467 @@
+import type { Pod, PodStatus } from '@kubelet-ts/api';
+import type { Backoff, Clock, Logger, TimerHandle } from '@kubelet-ts/common';
+import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { ContainerGCPolicy, ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import { PodLifecycleError } from './errors.js';
+import type { HealthChecker, HealthCheckResult } from './health.js';
+import { toHealthChecker } from './health.js';
+import { listPodDirs, makePodDataDirs, readMountPoints, removePodDir } from './internal/pod-dirs.js';
+import { createWorkQueue } from './internal/work-queue.js';
+import { createPodStatusCache } from './pod-cache.js';
+import type { PodStatusCache } from './pod-cache.js';
+import { createPodWorkers } from './pod-workers.js';
+import type { PodSyncer, PodUpdateType, PodWorkers } from './pod-workers.js';
+import { createGenericPleg } from './pleg.js';
+import type { PodLifecycleEvent, PodLifecycleEventGenerator } from './pleg.js';
+import { createReasonCache } from './reason-cache.js';
+import type { ReasonCache } from './reason-cache.js';
+import { generatePodStatus } from './status/generate.js';
+import type { ReadinessProvider, StartupProvider } from './status/generate.js';
+import type { PodUpdate, VolumeProvider } from './types.js';
+
+/** Upstream defaults: MaxPerPodContainer 1, MaxContainers -1, MinAge 0. */
+export const DEFAULT_GC_POLICY: ContainerGCPolicy = { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 };
+
+export interface PodLifecycleDeps {
+  runtime: ContainerRuntime;
+  clock?: Clock;
+  logger?: Logger;
+  nodeName: string;
+  /** The node's IPs, primary first (hostIP/hostIPs, and pod IPs of host-network pods). */
+  getNodeIPs: () => string[];
+  /** A pod is re-synced this long (plus up to 50 % jitter) after its last successful sync. Default 60 s. */
+  syncFrequencyMs?: number;
+  /** Default 2 s. */
+  housekeepingIntervalMs?: number;
+  /** Default 1 s. */
+  plegRelistPeriodMs?: number;
+  /** Default 3 min. */
+  plegRelistThresholdMs?: number;
+  /** Default 1 min. */
+  containerGCPeriodMs?: number;
+  gcPolicy?: ContainerGCPolicy;
+  readiness?: ReadinessProvider;
+  startup?: StartupProvider;
+  volumes?: VolumeProvider;
+  /** `<rootDir>/pods/<uid>` is made before a pod starts and removed once the pod is gone. Omit to leave pod dirs alone. */
+  rootDir?: string;
+  /** Container ID prefix in statuses (`containerd://…`). Default "containerd". */
+  runtimeName?: string;
+  /** Jitter source (tests). Default Math.random. */
+  random?: () => number;
+  /** Crash-loop back-off; default 10 s doubling to 300 s, reset after 10 min clean. */
+  crashLoopBackoff?: Backoff;
+  /** Mount points of the node, to refuse removing a pod dir with something mounted (default: /proc/self/mountinfo). */
+  mountPoints?: () => Promise<string[]>;
+  /** A PLEG other than the generic (polling) one, e.g. event-driven once the runtime supports it. */
+  pleg?: PodLifecycleEventGenerator;
+}
+
+/** A change of a pod's generated status (for a future API status sync). */
+export type PodStatusListener = (pod: Pod, status: PodStatus) => void;
+
+/**
+ * Upstream Kubelet.syncLoop and its handlers: takes pod updates from the sources, drives one
+ * pod worker per pod, polls the runtime (PLEG), resyncs, does housekeeping and container GC,
+ * and keeps the generated status of every pod.
+ */
+export interface PodLifecycle {
+  handlePodUpdate(update: PodUpdate): void;
+  /** Every source has delivered its first complete set: orphans may now be killed and pod dirs cleaned. */
+  setSourcesReady(): void;
+  readonly sourcesReady: boolean;
+  /** Runs the loops until the signal aborts; resolves once they stopped. */
+  run(signal: AbortSignal): Promise<void>;
+  /** The desired pods with their current status (what `/pods` serves). */
+  getPods(): Pod[];
+  getPodStatus(uid: string): PodStatus | undefined;
+  onStatusChange(listener: PodStatusListener): () => void;
+  /** Asks for a sync of one pod soon (e.g. a probe result changed). */
+  requestSync(uid: string): void;
+  /** One housekeeping pass now (what `run` does every housekeeping interval). */
+  housekeeping(): Promise<void>;
+  /** `pleg` and `syncloop`. */
+  readonly healthCheckers: readonly HealthChecker[];
+  readonly pleg: PodLifecycleEventGenerator;
+  readonly podWorkers: PodWorkers;
+  readonly cache: PodStatusCache;
+}
+
+const SYNC_TICK_MS = 1_000;
+/** Upstream: orphaned runtime pods are killed with a 1 s grace period. */
+const ORPHAN_GRACE_SECONDS = 1;
+
+function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+function runningPodFromStatus(status: RuntimePodStatus): RunningPod {
+  const sandboxId = status.sandboxes[0]?.id ?? '';
+  return {
+    uid: status.uid,
+    name: status.name,
+    namespace: status.namespace,
+    sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
+    containers: status.containers.map((c) => ({
+      id: c.id,
+      name: c.name,
+      state: c.state,
+      image: c.image,
+      imageRef: c.imageRef,
+      hash: c.hash,
+      createdAt: c.createdAt,
+      sandboxId,
+    })),
+  };
+}
+
+function sameStatus(a: PodStatus | undefined, b: PodStatus): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? noopLogger;
+  const runtime = deps.runtime;
+  const syncFrequencyMs = deps.syncFrequencyMs ?? 60_000;
+  const housekeepingIntervalMs = deps.housekeepingIntervalMs ?? 2_000;
+  const containerGCPeriodMs = deps.containerGCPeriodMs ?? 60_000;
+  const gcPolicy = deps.gcPolicy ?? DEFAULT_GC_POLICY;
+  const runtimeName = deps.runtimeName ?? 'containerd';
+  const mountPoints = deps.mountPoints ?? ((): Promise<string[]> => readMountPoints());
+  const backoff = deps.crashLoopBackoff ?? createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
+
+  const cache = createPodStatusCache();
+  const reasons: ReasonCache = createReasonCache();
+  const workQueue = createWorkQueue(clock);
+  /** Upstream pod manager: the desired pods by UID. */
+  const desired = new Map<string, Pod>();
+  /** Upstream status manager: the latest generated status by UID. */
+  const statuses = new Map<string, PodStatus>();
+  const listeners = new Set<PodStatusListener>();
+  let sourcesReady = false;
+  let loopEntryTime: number | undefined;
+  let housekeepingRunning: Promise<void> | undefined;
+  let gcRunning = false;
+
+  const pleg =
+    deps.pleg ??
+    createGenericPleg({
+      runtime,
+      cache,
+      clock,
+      logger: logger.child({ component: 'pleg' }),
+      ...(deps.plegRelistPeriodMs !== undefined ? { relistPeriodMs: deps.plegRelistPeriodMs } : {}),
+      ...(deps.plegRelistThresholdMs !== undefined ? { relistThresholdMs: deps.plegRelistThresholdMs } : {}),
+    });
+
+  const setStatus = (pod: Pod, status: PodStatus): void => {
+    const uid = pod.metadata.uid;
+    if (sameStatus(statuses.get(uid), status)) return;
+    statuses.set(uid, status);
+    for (const listener of listeners) {
+      try {
+        listener(pod, status);
+      } catch (err) {
+        logger.error('Pod status listener failed', { pod: podKey(pod), podUID: uid, err: errorMessage(err) });
+      }
+    }
+  };
+
+  const generate = (pod: Pod, runtimeStatus: RuntimePodStatus, podIsTerminal: boolean): PodStatus => {
+    const uid = pod.metadata.uid;
+    const previous = statuses.get(uid);
+    return generatePodStatus({
+      pod,
+      runtimeStatus,
+      ...(previous !== undefined ? { previous } : {}),
+      reasons: (name) => reasons.get(uid, name),
+      ...(deps.readiness !== undefined ? { readiness: deps.readiness } : {}),
+      ...(deps.startup !== undefined ? { startup: deps.startup } : {}),
+      nodeIPs: deps.getNodeIPs(),
+      runtimeName,
+      podIsTerminal,
+      now: clock.now(),
+    });
+  };
+
+  const syncer: PodSyncer = {
+    // Upstream Kubelet.SyncPod.
+    async syncPod(updateType: PodUpdateType, pod, runtimeStatus, signal) {
+      const uid = pod.metadata.uid;
+      const log = logger.child({ pod: podKey(pod), podUID: uid });
+      log.debug('SyncPod enter', { updateType });
+      const apiStatus = generate(pod, runtimeStatus, false);
+      setStatus(pod, apiStatus);
+      if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
+
+      if (deps.rootDir !== undefined) await makePodDataDirs(deps.rootDir, uid);
+      if (deps.volumes !== undefined) {
+        try {
+          await deps.volumes.waitForAttachAndMount(pod, signal);
+        } catch (err) {
+          throw new PodLifecycleError('VolumeError', `unable to attach or mount volumes for pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`, { cause: err });
+        }
+      }
+      const result = await runtime.syncPod(pod, runtimeStatus, backoff, signal);
+      reasons.update(uid, result);
+      // The failures of this sync show at once (upstream shows them one sync later).
+      setStatus(pod, generate(pod, runtimeStatus, false));
+      if (result.error !== undefined) {
+        throw new PodLifecycleError('SyncFailed', `failed to sync pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
+      }
+      return false;
+    },
+
+    // Upstream Kubelet.SyncTerminatingPod.
+    async syncTerminatingPod(pod, runtimeStatus, gracePeriodSeconds) {
+      const uid = pod.metadata.uid;
+      setStatus(pod, generate(pod, runtimeStatus, false));
+      const result = await runtime.killPod(pod, runningPodFromStatus(runtimeStatus), gracePeriodSeconds);
+      if (result.error !== undefined) {
+        throw new PodLifecycleError('KillFailed', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
+      }
+      const after = await runtime.getPodStatus(uid, pod.metadata.name, pod.metadata.namespace);
+      const stillRunning = after.containers.filter((c) => c.state === 'running').map((c) => c.name);
+      if (stillRunning.length > 0) {
+        throw new PodLifecycleError('KillFailed', `detected running containers after a successful KillPod: ${stillRunning.join(', ')}`);
+      }
+      setStatus(pod, generate(pod, after, true));
+      logger.info('Pod termination stopped all running containers', { pod: podKey(pod), podUID: uid, gracePeriod: gracePeriodSeconds });
+    },
+
+    async syncTerminatingRuntimePod(runningPod, gracePeriodSeconds) {
+      logger.info('Killing orphaned pod found in the runtime', { pod: `${runningPod.namespace}/${runningPod.name}`, podUID: runningPod.uid });
+      const result = await runtime.killPod(undefined, runningPod, gracePeriodSeconds);
+      if (result.error !== undefined) {
+        throw new PodLifecycleError('KillFailed', `failed to kill orphaned pod ${JSON.stringify(runningPod.uid)}: ${result.error.message}`, { cause: result.error });
+      }
+    },
+
+    // Upstream Kubelet.SyncTerminatedPod.
+    async syncTerminatedPod(pod, runtimeStatus) {
+      setStatus(pod, generate(pod, runtimeStatus, true));
+      if (deps.volumes !== undefined) await deps.volumes.teardownPod(pod.metadata.uid);
+      logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
+    },
+  };
+
+  const podWorkers = createPodWorkers({
+    syncer,
+    cache,
+    clock,
+    logger,
+    requeue: (uid, delayMs) => workQueue.enqueue(uid, delayMs),
+    resyncIntervalMs: syncFrequencyMs,
+    ...(deps.random !== undefined ? { random: deps.random } : {}),
+  });
+
+  const dispatch = (pod: Pod, updateType: PodUpdateType, gracePeriodOverrideSeconds?: number): void => {
+    podWorkers.updatePod({ updateType, pod, ...(gracePeriodOverrideSeconds !== undefined ? { gracePeriodOverrideSeconds } : {}) });
+  };
+
+  const byCreation = (pods: Pod[]): Pod[] =>
+    [...pods].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+
+  const handlePodUpdate = (update: PodUpdate): void => {
+    logger.info(`SyncLoop ${update.op}`, { source: update.source, pods: update.pods.map(podKey) });
+    switch (update.op) {
+      case 'ADD':
+        for (const pod of byCreation(update.pods)) {
+          desired.set(pod.metadata.uid, pod);
+          dispatch(pod, 'create');
+        }
+        break;
+      case 'UPDATE':
+        for (const pod of update.pods) {
+          desired.set(pod.metadata.uid, pod);
+          dispatch(pod, 'update');
+        }
+        break;
+      case 'DELETE':
+        // Graceful deletion: the pod stays known until REMOVE, but stops now with its (deletion) grace period.
+        for (const pod of update.pods) {
+          desired.set(pod.metadata.uid, pod);
+          dispatch(pod, 'kill');
+        }
+        break;
+      case 'REMOVE':
+        // The source no longer has it (for a static pod: its manifest is gone): stop it; GC removes its containers.
+        for (const pod of update.pods) {
+          desired.delete(pod.metadata.uid);
+          dispatch(pod, 'kill');
+        }
+        break;
+      case 'RECONCILE':
+        // Only the status changed at the source: remember the pod, nothing to run.
+        for (const pod of update.pods) if (desired.has(pod.metadata.uid)) desired.set(pod.metadata.uid, pod);
+        break;
+    }
+  };
+
+  const onPlegEvent = (event: PodLifecycleEvent): void => {
+    // Upstream isSyncPodWorthy: everything but a removal.
+    if (event.type === 'ContainerRemoved') return;
+    const pod = desired.get(event.id);
+    if (pod !== undefined) {
+      dispatch(pod, 'sync');
+      return;
+    }
+    // A terminating pod no source has any more still needs its worker to see the change.
+    if (podWorkers.isPodKnown(event.id)) podWorkers.resync(event.id);
+  };
+
+  const syncTick = (): void => {
+    loopEntryTime = clock.now();
+    for (const uid of workQueue.getWork()) {
+      const pod = desired.get(uid);
+      if (pod !== undefined) dispatch(pod, 'sync');
+      else podWorkers.resync(uid);
+    }
+  };
+
+  const isPodDeleted = (uid: string): boolean => !desired.has(uid) && podWorkers.shouldPodContentBeRemoved(uid);
+
+  // Upstream HandlePodCleanups, as far as this kubelet has the pieces.
+  const doHousekeeping = async (): Promise<void> => {
+    if (!sourcesReady) return;
+    const desiredPods = [...desired.values()];
+    const known = podWorkers.syncKnownPods(desiredPods);
+    for (const [uid, state] of known) {
+      if (state !== 'terminatedAndRecreated') continue;
+      const pod = desired.get(uid);
+      if (pod === undefined) continue;
+      logger.info('Pod was terminated and is now recreated with the same UID: starting it', { pod: podKey(pod), podUID: uid });
+      statuses.delete(uid);
+      reasons.removePod(uid);
+      dispatch(pod, 'create');
+    }
+    for (const worker of podWorkers.workers()) {
+      if (worker.state === 'syncing' && !desired.has(worker.uid) && worker.pod !== undefined) dispatch(worker.pod, 'kill');
+    }
+
+    let running: RunningPod[] = [];
+    try {
+      running = await runtime.getPods(false);
+    } catch (err) {
+      logger.error('Error listing containers', { err: errorMessage(err) });
+    }
+    for (const rp of running) {
+      const state = podWorkers.state(rp.uid);
+      if (state === 'syncing' || state === 'terminating') continue;
+      if (state === undefined && desired.has(rp.uid)) continue;
+      podWorkers.updatePod({ updateType: 'kill', runningPod: rp, gracePeriodOverrideSeconds: ORPHAN_GRACE_SECONDS });
+    }
+
+    for (const uid of [...statuses.keys()]) {
+      if (desired.has(uid) || podWorkers.isPodKnown(uid)) continue;
+      statuses.delete(uid);
+      reasons.removePod(uid);
+    }
+
+    if (deps.rootDir !== undefined) {
+      let dirs: string[] = [];
+      try {
+        dirs = await listPodDirs(deps.rootDir);
+      } catch (err) {
+        logger.error('Failed to list pod directories', { err: errorMessage(err) });
+      }
+      const stillRunning = new Set(running.map((p) => p.uid));
+      for (const uid of dirs) {
+        if (desired.has(uid) || stillRunning.has(uid) || !podWorkers.shouldPodContentBeRemoved(uid)) continue;
+        try {
+          if (deps.volumes !== undefined) await deps.volumes.teardownPod(uid);
+          await removePodDir(deps.rootDir, uid, mountPoints);
+          logger.info('Removed orphaned pod directory', { podUID: uid });
+        } catch (err) {
+          logger.error('Failed to clean up orphaned pod directory', { podUID: uid, err: errorMessage(err) });
+        }
+      }
+    }
+    backoff.gc();
+  };
+
+  const housekeeping = (): Promise<void> => {
+    if (housekeepingRunning === undefined) {
+      housekeepingRunning = doHousekeeping()
+        .catch((err: unknown) => logger.error('Failed cleaning pods', { err: errorMessage(err) }))
+        .finally(() => {
+          housekeepingRunning = undefined;
+        });
+    }
+    return housekeepingRunning;
+  };
+
+  const garbageCollect = async (): Promise<void> => {
+    if (gcRunning) return;
+    gcRunning = true;
+    try {
+      await runtime.garbageCollect(gcPolicy, sourcesReady, isPodDeleted);
+    } catch (err) {
+      logger.error('Container garbage collection failed', { err: errorMessage(err) });
+    } finally {
+      gcRunning = false;
+    }
+  };
+
+  // Upstream syncLoopHealthCheck: max(2 × resync interval, 5 min) since the loop was last entered.
+  const syncLoopMaxWaitMs = Math.max(2 * syncFrequencyMs, 5 * 60_000);
+  const syncLoopHealthy = (): HealthCheckResult => {
+    if (loopEntryTime !== undefined && clock.now() > loopEntryTime + syncLoopMaxWaitMs) {
+      return { healthy: false, message: 'sync Loop took longer than expected' };
+    }
+    return { healthy: true };
+  };
+
+  const getPods = (): Pod[] =>
+    [...desired.values()].map((pod) => {
+      const status = statuses.get(pod.metadata.uid);
+      return status === undefined ? pod : { ...pod, status };
+    });
+
+  return {
+    handlePodUpdate,
+    setSourcesReady() {
+      if (!sourcesReady) logger.info('All pod sources are ready');
+      sourcesReady = true;
+    },
+    get sourcesReady() {
+      return sourcesReady;
+    },
+    async run(signal) {
+      logger.info('Starting kubelet main sync loop');
+      const unwatch = pleg.watch(onPlegEvent);
+      const plegDone = pleg.run(signal);
+      const timers: TimerHandle[] = [
+        clock.setInterval(syncTick, SYNC_TICK_MS),
+        clock.setInterval(() => void housekeeping(), housekeepingIntervalMs),
+        clock.setInterval(() => void garbageCollect(), containerGCPeriodMs),
+      ];
+      loopEntryTime = clock.now();
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      for (const t of timers) clock.clearInterval(t);
+      unwatch();
+      podWorkers.stop();
+      await plegDone;
+      await Promise.all([podWorkers.whenIdle(), housekeepingRunning]);
+      logger.info('Kubelet main sync loop stopped');
+    },
+    getPods,
+    getPodStatus: (uid) => statuses.get(uid),
+    onStatusChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    requestSync(uid) {
+      workQueue.enqueue(uid, 0);
+    },
+    housekeeping,
+    healthCheckers: [pleg.healthChecker, toHealthChecker('syncloop', syncLoopHealthy)],
+    pleg,
+    podWorkers,
+    cache,
+  };
+}

@@ -1,0 +1,30 @@
+import type { Container, Pod } from '@kubelet-ts/api';
+import type { ContainerMount } from '@kubelet-ts/runtime-manager';
+
+/** Operations of the merged pod config stream (upstream kubetypes.PodOperation). */
+export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';
+
+/**
+ * One update from the pod sources (structurally the `PodUpdate` of @kubelet-ts/pod-sources, so
+ * that this package does not depend on it).
+ */
+export interface PodUpdate {
+  op: PodOperation;
+  source: string;
+  pods: Pod[];
+}
+
+/**
+ * What the lifecycle core needs from the volume manager (upstream VolumeManager): mount a pod's
+ * volumes before its containers start, tell the runtime helper where each container's mounts
+ * come from, and release them when the pod is gone. `createBasicVolumeProvider` is a small
+ * stand-in until @kubelet-ts/volume-manager exists.
+ */
+export interface VolumeProvider {
+  /** Resolves once every volume of the pod is ready; rejects with the reason otherwise. */
+  waitForAttachAndMount(pod: Pod, signal?: AbortSignal): Promise<void>;
+  /** The host paths to mount into one container (volumeMounts resolved, subPath applied). */
+  getMountsForContainer(pod: Pod, container: Container): Promise<ContainerMount[]>;
+  /** Unmounts and removes what the pod's volumes hold on the node. */
+  teardownPod(uid: string): Promise<void>;
+}
