@@ -134,6 +134,11 @@ describe('loadKubeletConfiguration: defaults', () => {
     expect(config.nodeStatusReportFrequency).toBe('20s');
   });
 
+  it('reads YAML 1.1 booleans like upstream (yes/on)', async () => {
+    const { config } = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}failSwapOn: no\nserializeImagePulls: off\ncgroupsPerQOS: yes\n` }));
+    expect(config).toMatchObject({ failSwapOn: false, serializeImagePulls: false, cgroupsPerQOS: true });
+  });
+
   it('reads JSON files and normalizes durations to Go format', async () => {
     const json = JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', syncFrequency: '90s', maxPods: 20 });
     const { config } = ok(await load(['--config', '/etc/kubelet/config.json'], { '/etc/kubelet/config.json': json }));
@@ -188,7 +193,7 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
   });
 
   it('reports wrong types with what was found', async () => {
-    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: "110"\nfailSwapOn: yes\nclusterDNS: [10.0.0.300]\n` }));
+    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: "110"\nfailSwapOn: "yes"\nclusterDNS: [10.0.0.300]\n` }));
     expect(errors.sort()).toEqual([
       `${FILE}: clusterDNS[0]: "10.0.0.300" is not a valid IP address`,
       `${FILE}: failSwapOn: expected boolean, got string "yes"`,

@@ -137,8 +137,9 @@ async function loadDocument(
     return { issues: [issue('', `cannot read file: ${err instanceof Error ? err.message : String(err)}`)], warnings: [] };
   }
   if (text.trim() === '') return { issues: [issue('', 'file is empty')], warnings: [] };
-  // YAML 1.2 is a superset of JSON, so one parser reads both; duplicate keys are errors (strict decoding).
-  const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  // One parser reads YAML and JSON. YAML 1.1 like upstream's sigs.k8s.io/yaml (go-yaml v2), so that
+  // `failSwapOn: yes` means true there and here; duplicate keys are errors (strict decoding).
+  const parsed = parseDocument(text, { version: '1.1', uniqueKeys: true, prettyErrors: false });
   if (parsed.errors.length > 0) {
     return { issues: parsed.errors.map((e) => issue('', `invalid YAML/JSON: ${e.message.split('\n')[0] ?? e.message}`)), warnings: [] };
   }
