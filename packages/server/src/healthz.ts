@@ -12,6 +12,32 @@ export interface HealthzCheck {
 /** The `ping` check upstream always installs: it always passes. */
 export const pingHealthz: HealthzCheck = { name: 'ping', check: () => undefined };
 
+export interface SyncLoopHealthzOptions {
+  /** When the sync loop last started an iteration (ms since epoch), or undefined before the first one. */
+  latestLoopEntry: () => number | undefined;
+  /** The kubelet's resync interval (syncFrequency). */
+  resyncIntervalMs: number;
+  clock?: Clock;
+}
+
+/**
+ * The `syncloop` check of the kubelet (Kubelet.SyncLoopHealthCheck): fails when the loop has not been
+ * entered for 2 × resync interval, but never less than 5 minutes. Passes before the first iteration.
+ */
+export function syncLoopHealthz(options: SyncLoopHealthzOptions): HealthzCheck {
+  const clock = options.clock ?? systemClock;
+  const limitMs = Math.max(2 * options.resyncIntervalMs, 5 * 60_000);
+  return {
+    name: 'syncloop',
+    check() {
+      const entered = options.latestLoopEntry();
+      if (entered !== undefined && clock.now() > entered + limitMs) {
+        throw new Error(`sync loop took longer than expected: last entered ${Math.round((clock.now() - entered) / 1000)}s ago (limit ${limitMs / 1000}s)`);
+      }
+    },
+  };
+}
+
 export interface HealthzOptions {
   checks: readonly HealthzCheck[];
   /** Mount point; default `/healthz`. */

@@ -1,7 +1,7 @@
 export { createHealthzServer, createReadOnlyServer, podListBody } from './servers.js';
 export type { HealthzServerOptions, ReadOnlyServerOptions } from './servers.js';
-export { installHealthz, pingHealthz } from './healthz.js';
-export type { HealthzCheck, HealthzOptions } from './healthz.js';
+export { installHealthz, pingHealthz, syncLoopHealthz } from './healthz.js';
+export type { HealthzCheck, HealthzOptions, SyncLoopHealthzOptions } from './healthz.js';
 export { createRouter, sendJson, sendText } from './router.js';
 export type { Router, RouterOptions, RouteHandler, RouteContext, HttpMethod } from './router.js';
 export { createKubeletHttpServer } from './http-server.js';
