@@ -42,8 +42,8 @@ describe('validatePod', () => {
 
   it('requires container names to be unique across init and regular containers, and images', () => {
     expect(issues(pod({ initContainers: [app()], containers: [app(), app({ name: 'b', image: '' })] }))).toEqual([
-      'spec.containers[0].name: Duplicate value "app"',
       'spec.containers[1].image: Required value',
+      'spec.initContainers[0].name: Duplicate value "app"',
     ]);
   });
 
@@ -69,6 +69,16 @@ describe('validatePod', () => {
       'spec.containers[0].ports[2].name: Invalid value "Has_Caps": must contain only alphanumeric characters (a-z, 0-9), and hyphens (-)',
       'spec.containers[0].ports[3].hostPort: Invalid value 9000: must match `containerPort` when `hostNetwork` is true',
     ]);
+  });
+
+  it('rejects two containers claiming the same host port and protocol', () => {
+    const p = pod({
+      containers: [
+        app({ ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 81, hostPort: 8080, protocol: 'UDP' }] }),
+        app({ name: 'b', ports: [{ containerPort: 82, hostPort: 8080 }] }),
+      ],
+    });
+    expect(issues(p)).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value "/TCP/8080"']);
   });
 
   it('checks restartPolicy, dnsPolicy and grace periods', () => {
@@ -148,9 +158,9 @@ describe('validatePod', () => {
       containers: [app({ restartPolicy: 'Always' })],
     });
     expect(issues(p)).toEqual([
+      'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
       'spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
       'spec.initContainers[2].restartPolicy: Unsupported value "Never": supported values: "Always"',
-      'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
     ]);
   });
 

@@ -122,12 +122,14 @@ function validateSpec(spec: PodSpec, issues: Issues): void {
   const names = new Set<string>();
   const hostNetwork = spec.hostNetwork === true;
   const grace = spec.terminationGracePeriodSeconds;
+  // Upstream validates the regular containers first, then the init containers against them.
+  spec.containers.forEach((c, i) => {
+    validateContainer(c, `spec.containers[${i}]`, { names, volumes, hostNetwork, grace, init: false }, issues);
+  });
+  checkHostPortConflicts(spec.containers, issues);
   (spec.initContainers ?? []).forEach((c, i) => {
     const path = `spec.initContainers[${i}]`;
     validateContainer(c, path, { names, volumes, hostNetwork, grace, init: true }, issues);
-  });
-  spec.containers.forEach((c, i) => {
-    validateContainer(c, `spec.containers[${i}]`, { names, volumes, hostNetwork, grace, init: false }, issues);
   });
   (spec.ephemeralContainers ?? []).forEach((c, i) => {
     if (names.has(c.name)) issues.duplicate(`spec.ephemeralContainers[${i}].name`, c.name);
@@ -268,6 +270,19 @@ function validatePorts(c: Container, path: string, hostNetwork: boolean, issues:
     }
     if (port.protocol === undefined || port.protocol === '') issues.required(`${p}.protocol`);
     else issues.enumValue(`${p}.protocol`, port.protocol, PROTOCOLS);
+  });
+}
+
+/** Upstream checkHostPortConflicts: a host IP/protocol/port may be claimed once across the containers. */
+function checkHostPortConflicts(containers: Container[], issues: Issues): void {
+  const claimed = new Set<string>();
+  containers.forEach((c, i) => {
+    (c.ports ?? []).forEach((port, j) => {
+      if (port.hostPort === undefined || port.hostPort === 0) return;
+      const key = `${port.hostIP ?? ''}/${port.protocol ?? 'TCP'}/${port.hostPort}`;
+      if (claimed.has(key)) issues.duplicate(`spec.containers[${i}].ports[${j}].hostPort`, key);
+      claimed.add(key);
+    });
   });
 }
 

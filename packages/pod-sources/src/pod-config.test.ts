@@ -203,6 +203,13 @@ describe('createPodConfig', () => {
     expect(out.received).toEqual([]);
   });
 
+  it('rejects allSourcesSeen when closed before every source was seen', async () => {
+    const a = new FakePodSource('a');
+    config = createPodConfig({ sources: [a] });
+    await config.close();
+    await expect(config.allSourcesSeen).rejects.toMatchObject({ code: 'Closed' });
+  });
+
   it('rejects two sources with the same name', () => {
     expect(() => createPodConfig({ sources: [new FakePodSource('file'), new FakePodSource('file')] })).toThrow(PodSourceError);
   });

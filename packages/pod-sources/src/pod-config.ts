@@ -37,7 +37,7 @@ export interface PodConfig {
   onSourceError(listener: (error: SourceError) => void): () => void;
   /** True once every source has sent its first full snapshot (upstream SeenAllSources). */
   seenAllSources(): boolean;
-  /** Resolves when every source has sent its first full snapshot. */
+  /** Resolves when every source has sent its first full snapshot; rejects (code `Closed`) if closed before. */
   readonly allSourcesSeen: Promise<void>;
   /** Copies of every pod currently known, across sources. */
   mergedState(): Pod[];
@@ -64,7 +64,13 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
   const errorListeners = new Set<(error: SourceError) => void>();
   const controller = new AbortController();
   let resolveSeen!: () => void;
-  const allSourcesSeen = new Promise<void>((resolve) => (resolveSeen = resolve));
+  let rejectSeen!: (err: unknown) => void;
+  const allSourcesSeen = new Promise<void>((resolve, reject) => {
+    resolveSeen = resolve;
+    rejectSeen = reject;
+  });
+  // Closing before every source was seen rejects; do not report that as unhandled when nobody waits.
+  allSourcesSeen.catch(() => undefined);
   if (names.size === 0) resolveSeen();
 
   const reportErrors = (errors: SourceError[]): void => {
@@ -187,7 +193,9 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      controller.abort(new PodSourceError('Closed', 'pod config closed'));
+      const closed = new PodSourceError('Closed', 'pod config closed');
+      controller.abort(closed);
+      rejectSeen(closed);
       await Promise.all(running);
       queue.close();
     })();
