@@ -60,6 +60,11 @@ function sourceOf(provenance: ReadonlyMap<string, string>, path: string, fallbac
   return best === undefined ? fallback : (provenance.get(best) as string);
 }
 
+/** The message of a thrown value; fs errors may come from another realm, so no instanceof. */
+function messageOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err);
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -134,7 +139,7 @@ async function loadDocument(
   try {
     text = await readFile(path);
   } catch (err) {
-    return { issues: [issue('', `cannot read file: ${err instanceof Error ? err.message : String(err)}`)], warnings: [] };
+    return { issues: [issue('', `cannot read file: ${messageOf(err)}`)], warnings: [] };
   }
   if (text.trim() === '') return { issues: [issue('', 'file is empty')], warnings: [] };
   // One parser reads YAML and JSON. YAML 1.1 like upstream's sigs.k8s.io/yaml (go-yaml v2), so that
@@ -209,7 +214,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
     try {
       names = (await readDir(dir)).filter((n) => n.endsWith('.conf')).sort();
     } catch (err) {
-      errors.push({ source: dir, path: '', reason: `cannot read directory: ${err instanceof Error ? err.message : String(err)}` });
+      errors.push({ source: dir, path: '', reason: `cannot read directory: ${messageOf(err)}` });
     }
     for (const name of names) {
       const path = join(dir, name);
