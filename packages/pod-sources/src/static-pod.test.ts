@@ -103,13 +103,23 @@ describe('decodeStaticPod errors', () => {
       ...manifest(),
       spec: {
         serviceAccountName: 'sa',
-        volumes: [{ name: 's', secret: { secretName: 'x' } }],
+        imagePullSecrets: [{ name: 'reg' }],
+        volumes: [
+          { name: 's', secret: { secretName: 'x' } },
+          { name: 'c', csi: { driver: 'd' } },
+          { name: 'p', projected: { sources: [{ downwardAPI: {} }, { serviceAccountToken: { path: 't' } }] } },
+          { name: 'r', rbd: { image: 'i', monitors: ['m'], secretRef: { name: 's' } } },
+        ],
         containers: [{ name: 'app', image: 'x', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'c', key: 'k' } } }] }],
       },
     };
     expect(errors(raw)).toEqual([
       'file|/etc/kubernetes/manifests/web.yaml|spec.serviceAccountName|Forbidden: static pods may not reference serviceaccounts',
-      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[0].secret|Forbidden: static pods may not reference secrets',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.imagePullSecrets[0]|Forbidden: static pods may not reference secrets',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[0].secret|Forbidden: static pods may not reference secrets (via secret volumes)',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[1].csi|Forbidden: static pods may not reference csidrivers (via CSI volumes)',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[2].projected.sources[1].serviceAccountToken|Forbidden: static pods may not reference serviceaccounts (via projected volumes)',
+      'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[3].rbd.secretRef|Forbidden: static pods may not reference secrets',
       'file|/etc/kubernetes/manifests/web.yaml|spec.containers[0].env[0].valueFrom.configMapKeyRef|Forbidden: static pods may not reference configmaps',
     ]);
   });

@@ -91,7 +91,9 @@ export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: 
 
 /**
  * Fields through which a pod would reference API objects, which static pods may not do (upstream
- * podutil.HasAPIObjectReference): service accounts, secrets, config maps, claims, trust bundles.
+ * podutil.HasAPIObjectReference, PreventStaticPodAPIReferences): service accounts, secrets
+ * (including image pull secrets), config maps, claims, CSI drivers, trust bundles, pod certificates.
+ * Upstream stops at the first one; we report every one.
  */
 export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason: string }> {
   const found: Array<{ path: string; reason: string }> = [];
@@ -101,19 +103,28 @@ export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason:
   const spec = pod.spec;
   if (spec.serviceAccountName !== undefined && spec.serviceAccountName !== '') forbid('spec.serviceAccountName', 'serviceaccounts');
   if (Array.isArray(spec.resourceClaims) && spec.resourceClaims.length > 0) forbid('spec.resourceClaims', 'resourceclaims');
+  (spec.imagePullSecrets ?? []).forEach((_s, i) => forbid(`spec.imagePullSecrets[${i}]`, 'secrets'));
   (spec.volumes ?? []).forEach((v, i) => {
     const p = `spec.volumes[${i}]`;
-    if (v.secret !== undefined) forbid(`${p}.secret`, 'secrets');
-    if (v.configMap !== undefined) forbid(`${p}.configMap`, 'configmaps');
+    if (v.secret !== undefined) forbid(`${p}.secret`, 'secrets (via secret volumes)');
+    if (v.configMap !== undefined) forbid(`${p}.configMap`, 'configmaps (via configmap volumes)');
     if (v.persistentVolumeClaim !== undefined) forbid(`${p}.persistentVolumeClaim`, 'persistentvolumeclaims');
-    if (v.ephemeral !== undefined) forbid(`${p}.ephemeral`, 'persistentvolumeclaims');
-    if (v.csi?.nodePublishSecretRef !== undefined) forbid(`${p}.csi.nodePublishSecretRef`, 'secrets');
+    if (v.ephemeral !== undefined) forbid(`${p}.ephemeral`, 'persistentvolumeclaims (via ephemeral volumes)');
+    if (v.csi !== undefined) forbid(`${p}.csi`, 'csidrivers (via CSI volumes)');
+    if (v.glusterfs !== undefined) forbid(`${p}.glusterfs`, 'endpoints (via glusterFS volumes)');
+    if (v.azureFile !== undefined) forbid(`${p}.azureFile`, 'secrets (via azureFile volumes)');
+    // Other in-tree volume types that name a secret (upstream VisitPodSecretNames).
+    for (const key of ['rbd', 'cephfs', 'flexVolume', 'iscsi', 'cinder', 'scaleIO', 'storageos'] as const) {
+      const source = v[key];
+      if (typeof source === 'object' && source !== null && 'secretRef' in source) forbid(`${p}.${key}.secretRef`, 'secrets');
+    }
     (v.projected?.sources ?? []).forEach((s, j) => {
       const sp = `${p}.projected.sources[${j}]`;
-      if (s.secret !== undefined) forbid(`${sp}.secret`, 'secrets');
-      if (s.configMap !== undefined) forbid(`${sp}.configMap`, 'configmaps');
-      if (s.serviceAccountToken !== undefined) forbid(`${sp}.serviceAccountToken`, 'serviceaccounts');
+      if (s.secret !== undefined) forbid(`${sp}.secret`, 'secrets (via projected volumes)');
+      if (s.configMap !== undefined) forbid(`${sp}.configMap`, 'configmaps (via projected volumes)');
+      if (s.serviceAccountToken !== undefined) forbid(`${sp}.serviceAccountToken`, 'serviceaccounts (via projected volumes)');
       if (s.clusterTrustBundle !== undefined) forbid(`${sp}.clusterTrustBundle`, 'clustertrustbundles');
+      if (s.podCertificate !== undefined) forbid(`${sp}.podCertificate`, 'podcertificates');
     });
   });
   const containers: Array<[string, Pod['spec']['containers']]> = [
