@@ -98,11 +98,11 @@ export async function collectGarbage(deps: GcDeps): Promise<void> {
   const withContainers = new Set(remaining.containers.map((c) => c.podSandboxId));
   const byPod = new Map<string, Array<{ id: string; createdAt: number; active: boolean }>>();
   for (const s of sandboxes.items) {
-    if (withContainers.has(s.id)) continue;
     const info = decodeSandboxLabels(s.labels);
     if (info.podUID === '') continue;
     const list = byPod.get(info.podUID) ?? [];
-    list.push({ id: s.id, createdAt: nsToMs(s.createdAt), active: s.state === 'SANDBOX_READY' });
+    // Ready sandboxes and sandboxes that still have containers are never removed.
+    list.push({ id: s.id, createdAt: nsToMs(s.createdAt), active: s.state === 'SANDBOX_READY' || withContainers.has(s.id) });
     byPod.set(info.podUID, list);
   }
   for (const [uid, list] of byPod) {

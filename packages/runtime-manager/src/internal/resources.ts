@@ -34,7 +34,7 @@ export function containerOomScoreAdj(pod: Pod, container: Container, memoryCapac
   const request = container.resources?.requests?.['memory'];
   const memoryRequest = request === undefined ? 0 : quantityValue(request);
   // Burstable: the larger the share of node memory requested, the lower the score.
-  const adj = Math.trunc(1000 - (1000 * memoryRequest) / memoryCapacityBytes);
+  const adj = 1000 - Math.trunc((1000 * memoryRequest) / memoryCapacityBytes);
   // A guaranteed container using all memory scores about 3: stay above it.
   if (adj < 1000 + GUARANTEED_OOM_SCORE_ADJ) return 1000 + GUARANTEED_OOM_SCORE_ADJ;
   // And below best-effort containers.
