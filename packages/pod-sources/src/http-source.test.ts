@@ -149,6 +149,16 @@ items:
     expect(src.sets()).toHaveLength(1);
   });
 
+  it('rejects a body over the size limit and keeps nothing from it', async () => {
+    reply = { status: 200, body: JSON.stringify({ ...podJson('web'), padding: 'x'.repeat(4096) }) };
+    const clock = new FakeClock();
+    const run = runSource(createHttpSource({ url, nodeName: 'node-a', clock, maxBodyBytes: 1024 }));
+    stops.push(run.stop);
+    const error = await eventually(() => run.events.find((e) => e.kind === 'error'));
+    expect(error.kind === 'error' && error.errors[0]?.reason).toMatch(/^request failed: body (of \d+ bytes )?is over the limit of 1024 bytes$/);
+    expect(run.sets()).toEqual([]);
+  });
+
   it('reports an unreachable URL and a timeout through an injected fetch', async () => {
     const clock = new FakeClock();
     const run = runSource(

@@ -84,6 +84,16 @@ describe('createPodConfig', () => {
     expect(out.received[2]?.pods[0]?.metadata.deletionTimestamp).toBe('2026-01-01T00:00:00Z');
   });
 
+  it('treats an update of an unknown pod as an ADD, as upstream', async () => {
+    const api = new FakePodSource('api');
+    config = createPodConfig({ sources: [api], clock: new FakeClock() });
+    const out = consume(config);
+    api.update([pod('new')]);
+    await flushMicrotasks();
+    expect(out.summary()).toEqual(['ADD api [new]']);
+    expect(config.seenAllSources()).toBe(false);
+  });
+
   it('annotates the source and the first-seen time, keeping the first-seen time across updates', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0, 500));
     const file = new FakePodSource('file');
