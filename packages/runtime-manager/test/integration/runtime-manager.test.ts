@@ -1,0 +1,203 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { Pod } from '@kubelet-ts/api';
+import { createBackoff, systemClock } from '@kubelet-ts/common';
+import type { Backoff } from '@kubelet-ts/common';
+import type { CriClient } from '@kubelet-ts/cri-client';
+import { createRuntimeManager, hashContainer } from '../../src/index.js';
+import type { ContainerRuntime, RuntimePodStatus } from '../../src/index.js';
+import { TestRuntimeHelper, env, newClient, removePod, tempRoot, testPod, waitFor } from './helpers.js';
+
+const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');
+const HTTP = env('KUBELET_TS_HTTP_IMAGE');
+const LOGS = env('KUBELET_TS_POD_LOGS_DIR');
+
+let client: CriClient;
+let root: string;
+let helper: TestRuntimeHelper;
+let pods: Pod[];
+
+function manager(): ContainerRuntime {
+  return createRuntimeManager({ runtimeService: client.runtime, imageService: client.image, helper, podLogsDir: LOGS, clock: systemClock });
+}
+
+function shortBackoff(): Backoff {
+  return createBackoff({ initialMs: 1000, maxMs: 2000, clock: systemClock });
+}
+
+async function status(rm: ContainerRuntime, pod: Pod): Promise<RuntimePodStatus> {
+  return rm.getPodStatus(pod.metadata.uid, pod.metadata.name, pod.metadata.namespace);
+}
+
+async function syncOnce(rm: ContainerRuntime, pod: Pod, backoff: Backoff) {
+  return rm.syncPod(pod, await status(rm, pod), backoff);
+}
+
+function httpGet(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { timeout: 2000 }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve(body));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+beforeAll(() => {
+  client = newClient();
+});
+afterAll(() => {
+  client.close();
+});
+beforeEach(() => {
+  root = tempRoot();
+  helper = new TestRuntimeHelper(root);
+  pods = [];
+});
+afterEach(async () => {
+  for (const pod of pods) await removePod(client, pod);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('runtime-manager against containerd', () => {
+  it('syncs a two-container pod to running: sandbox IP, decodable labels, CRI logs at the upstream path', async () => {
+    const rm = manager();
+    const pod = testPod('two', {
+      containers: [
+        { name: 'main', image: BUSYBOX, command: ['sh', '-c', 'echo hello-$(WHO); exec sleep 3600'], env: [{ name: 'WHO', value: 'main' }] },
+        { name: 'web', image: HTTP, ports: [{ containerPort: 8080, protocol: 'TCP' }] },
+      ],
+    });
+    pods.push(pod);
+    const result = await syncOnce(rm, pod, shortBackoff());
+    expect(result.error).toBeUndefined();
+    expect(result.results.filter((r) => r.action === 'StartContainer').map((r) => r.target)).toEqual(['main', 'web']);
+
+    const st = await waitFor('both containers running', async () => {
+      const s = await status(rm, pod);
+      return s.containers.filter((c) => c.state === 'running').length === 2 ? s : undefined;
+    });
+    expect(st.ips[0]).toMatch(/^10\.77\./);
+    expect(st.sandboxes).toMatchObject([{ state: 'ready', attempt: 0, hostNetwork: false }]);
+    expect(st.containers.map((c) => [c.name, c.restartCount, c.hash]).sort()).toEqual([
+      ['main', 0, hashContainer(pod.spec.containers[0]!)],
+      ['web', 0, hashContainer(pod.spec.containers[1]!)],
+    ]);
+
+    const listed = (await rm.getPods(false)).find((p) => p.uid === pod.metadata.uid);
+    expect(listed).toMatchObject({ name: pod.metadata.name, namespace: 'kts-test' });
+    expect(listed?.containers.map((c) => c.name).sort()).toEqual(['main', 'web']);
+
+    const logFile = path.join(LOGS, `kts-test_${pod.metadata.name}_${pod.metadata.uid}`, 'main', '0.log');
+    const line = await waitFor('the log line', async () => {
+      const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+      return text.includes('hello-main') ? text : undefined;
+    });
+    expect(line).toMatch(/^\S+Z stdout F hello-main$/m);
+
+    expect(await waitFor('HTTP from the pod', () => httpGet(`http://${st.ips[0]}:8080/`).catch(() => undefined))).toContain('ok');
+    // converged
+    expect((await syncOnce(rm, pod, shortBackoff())).results).toEqual([]);
+  });
+
+  it('restarts an exiting container with restartCount + 1 after back-off; a fresh manager sees the same state; GC keeps the newest dead one', async () => {
+    const rm = manager();
+    const backoff = shortBackoff();
+    const pod = testPod('crash', {
+      containers: [
+        {
+          name: 'crash',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo bye > /dev/termination-log; exit 3'],
+          terminationMessagePath: '/dev/termination-log',
+        },
+      ],
+    });
+    pods.push(pod);
+    await syncOnce(rm, pod, backoff);
+    const exited = async (count: number) =>
+      waitFor(`instance ${count} exited`, async () => {
+        const s = await status(rm, pod);
+        const c = s.containers[0];
+        return c?.state === 'exited' && c.restartCount === count ? s : undefined;
+      });
+    let st = await exited(0);
+    expect(st.containers[0]).toMatchObject({ exitCode: 3, reason: 'Error', message: 'bye\n' });
+
+    // first restart: no back-off yet
+    let result = await rm.syncPod(pod, st, backoff);
+    expect(result.results).toEqual([{ action: 'StartContainer', target: 'crash' }]);
+    st = await exited(1);
+    // it exited again at once: back-off of 1 s
+    result = await rm.syncPod(pod, st, backoff);
+    expect(result.results[0]).toMatchObject({ reason: 'CrashLoopBackOff', message: expect.stringContaining('back-off 1s restarting failed container=crash') });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    result = await syncOnce(rm, pod, backoff);
+    expect(result.results).toEqual([{ action: 'StartContainer', target: 'crash' }]);
+    st = await exited(2);
+    expect(st.containers.map((c) => c.restartCount)).toEqual([2, 1, 0]);
+
+    // a restarted kubelet (a fresh manager) reads the same IDs, restart counts and hashes from CRI
+    const fresh = await status(manager(), pod);
+    expect(fresh.containers.map((c) => [c.id, c.restartCount, c.hash])).toEqual(st.containers.map((c) => [c.id, c.restartCount, c.hash]));
+    expect(fresh.sandboxes.map((s) => s.id)).toEqual(st.sandboxes.map((s) => s.id));
+
+    const podLogs = path.join(LOGS, `kts-test_${pod.metadata.name}_${pod.metadata.uid}`, 'crash');
+    expect(fs.readdirSync(podLogs).sort()).toEqual(['0.log', '1.log', '2.log']);
+    await rm.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, true, () => false);
+    const after = await status(rm, pod);
+    expect(after.containers.map((c) => c.restartCount)).toEqual([2]);
+    expect(fs.readdirSync(podLogs)).toEqual(['2.log']);
+  });
+
+  it('KillPod runs the preStop hook (observable on the host), stops the containers and the sandbox', async () => {
+    const rm = manager();
+    const hostDir = path.join(root, 'shared');
+    fs.mkdirSync(hostDir);
+    const pod = testPod('kill', {
+      volumes: [{ name: 'shared', hostPath: { path: hostDir } }],
+      containers: [
+        {
+          name: 'app',
+          image: BUSYBOX,
+          command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 0.2; done"],
+          volumeMounts: [{ name: 'shared', mountPath: '/shared' }],
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo stopped-by-prestop > /shared/prestop'] } } },
+        },
+      ],
+    });
+    pods.push(pod);
+    expect((await syncOnce(rm, pod, shortBackoff())).error).toBeUndefined();
+    await waitFor('running', async () => ((await status(rm, pod)).containers[0]?.state === 'running' ? true : undefined));
+
+    const running = (await rm.getPods(false)).find((p) => p.uid === pod.metadata.uid);
+    expect(running).toBeDefined();
+    const started = Date.now();
+    const result = await rm.killPod(pod, running!);
+    expect(result.error).toBeUndefined();
+    expect(fs.readFileSync(path.join(hostDir, 'prestop'), 'utf8')).toBe('stopped-by-prestop\n');
+    // the container honoured SIGTERM: no wait for the 5 s grace period
+    expect(Date.now() - started).toBeLessThan(4000);
+    const st = await status(rm, pod);
+    expect(st.containers[0]).toMatchObject({ state: 'exited', exitCode: 0 });
+    expect(st.sandboxes[0]?.state).toBe('notready');
+    expect(await rm.getPods(false)).not.toContainEqual(expect.objectContaining({ uid: pod.metadata.uid }));
+
+    // once the pod is deleted, GC removes its containers, sandbox and log directory
+    await rm.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, true, (uid) => uid === pod.metadata.uid);
+    const gone = await status(rm, pod);
+    expect(gone.containers).toEqual([]);
+    expect(gone.sandboxes).toEqual([]);
+    expect(fs.existsSync(path.join(LOGS, `kts-test_${pod.metadata.name}_${pod.metadata.uid}`))).toBe(false);
+  });
+
+  it('reports runtime conditions', async () => {
+    const conditions = await manager().status();
+    expect(conditions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'RuntimeReady', status: true }), expect.objectContaining({ type: 'NetworkReady', status: true })]),
+    );
+  });
+});
