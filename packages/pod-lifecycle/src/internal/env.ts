@@ -1,0 +1,199 @@
+// Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
+// pkg/api/v1/resource ExtractContainerResourceValue.
+import type { Container, ObjectFieldSelector, Pod, Quantity, ResourceFieldSelector } from '@kubelet-ts/api';
+import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
+import { PodLifecycleError } from '../errors.js';
+import { expand } from './expansion.js';
+
+/**
+ * Where configMapKeyRef / secretKeyRef / envFrom values come from. Standalone kubelets have none;
+ * an API-connected one wires a watch-based implementation. `undefined` = not found.
+ */
+export interface ConfigMapSecretSource {
+  getConfigMap(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  /** Secret data decoded to strings. */
+  getSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+}
+
+/** Node capacity used for resourceFieldRef limits a container does not set (upstream: node allocatable). */
+export type NodeAllocatable = Partial<Record<'cpu' | 'memory' | 'ephemeral-storage', Quantity>>;
+
+export interface EnvContext {
+  pod: Pod;
+  container: Container;
+  podIPs: readonly string[];
+  nodeName: string;
+  nodeIPs: readonly string[];
+  allocatable: NodeAllocatable;
+  source: ConfigMapSecretSource | undefined;
+}
+
+const configError = (message: string): PodLifecycleError => new PodLifecycleError('CreateContainerConfigError', message);
+
+// The classic C-identifier-like rule for env var names (upstream IsEnvVarName before it was relaxed).
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/** Go's `%q` for the strings we format (labels/annotations): JSON quoting is the same for printable text. */
+function goQuote(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** Upstream fieldpath.FormatMap: sorted `key="value"` lines. */
+function formatMap(map: Record<string, string> | undefined): string {
+  return Object.keys(map ?? {})
+    .sort()
+    .map((k) => `${k}=${goQuote(map?.[k] ?? '')}`)
+    .join('\n');
+}
+
+const SUBSCRIPT = /^(metadata\.(?:labels|annotations))\['(.+)'\]$/;
+
+/** Upstream podFieldSelectorRuntimeValue + fieldpath.ExtractFieldPathAsString. */
+export function podFieldValue(selector: ObjectFieldSelector, ctx: Pick<EnvContext, 'pod' | 'podIPs' | 'nodeName' | 'nodeIPs'>): string {
+  const { pod } = ctx;
+  const podIPs = ctx.podIPs.length > 0 ? ctx.podIPs : pod.spec.hostNetwork === true ? ctx.nodeIPs : [];
+  switch (selector.fieldPath) {
+    case 'spec.nodeName':
+      return pod.spec.nodeName !== undefined && pod.spec.nodeName !== '' ? pod.spec.nodeName : ctx.nodeName;
+    case 'spec.serviceAccountName':
+      return pod.spec.serviceAccountName ?? '';
+    case 'status.hostIP':
+      if (ctx.nodeIPs.length === 0) throw configError('host IP unknown; known addresses: []');
+      return ctx.nodeIPs[0] ?? '';
+    case 'status.hostIPs':
+      return ctx.nodeIPs.join(',');
+    case 'status.podIP':
+      return podIPs[0] ?? '';
+    case 'status.podIPs':
+      return podIPs.join(',');
+    case 'metadata.name':
+      return pod.metadata.name;
+    case 'metadata.namespace':
+      return pod.metadata.namespace;
+    case 'metadata.uid':
+      return pod.metadata.uid;
+    case 'metadata.labels':
+      return formatMap(pod.metadata.labels);
+    case 'metadata.annotations':
+      return formatMap(pod.metadata.annotations);
+  }
+  const sub = SUBSCRIPT.exec(selector.fieldPath);
+  if (sub !== null) {
+    const map = sub[1] === 'metadata.labels' ? pod.metadata.labels : pod.metadata.annotations;
+    return map?.[sub[2] ?? ''] ?? '';
+  }
+  throw configError(`unsupported fieldPath: ${selector.fieldPath}`);
+}
+
+/** Upstream containerResourceRuntimeValue: limits default to node allocatable; cpu in cores, rounded up per divisor. */
+export function containerResourceValue(selector: ResourceFieldSelector, ctx: Pick<EnvContext, 'pod' | 'container' | 'allocatable'>): string {
+  let container = ctx.container;
+  if (selector.containerName !== undefined && selector.containerName !== '') {
+    const named = [...ctx.pod.spec.containers, ...(ctx.pod.spec.initContainers ?? [])].find((c) => c.name === selector.containerName);
+    if (named === undefined) throw configError(`container ${selector.containerName} not found`);
+    container = named;
+  }
+  const divisor: Quantity = selector.divisor ?? '1';
+  const [kind, resource] = selector.resource.split('.', 2) as [string, string | undefined];
+  const limits = { ...ctx.allocatable, ...container.resources?.limits } as Record<string, Quantity | undefined>;
+  const requests = (container.resources?.requests ?? {}) as Record<string, Quantity | undefined>;
+  const source = kind === 'limits' ? limits : kind === 'requests' ? requests : undefined;
+  if (source === undefined || resource === undefined) throw configError(`unsupported container resource : ${selector.resource}`);
+  const value = source[resource] ?? 0;
+  switch (resource) {
+    case 'cpu': {
+      const d = quantityMilliValue(divisor);
+      return String(Math.ceil(quantityMilliValue(value) / d));
+    }
+    case 'memory':
+    case 'ephemeral-storage': {
+      const d = quantityValue(divisor);
+      return String(Math.ceil(quantityValue(value) / d));
+    }
+  }
+  if (resource.startsWith('hugepages-')) return String(Math.ceil(quantityValue(value) / quantityValue(divisor)));
+  throw configError(`unsupported container resource : ${selector.resource}`);
+}
+
+interface Cache {
+  configMaps: Map<string, Record<string, string> | undefined>;
+  secrets: Map<string, Record<string, string> | undefined>;
+}
+
+async function lookup(kind: 'configMap' | 'secret', name: string, ctx: EnvContext, cache: Cache): Promise<Record<string, string> | undefined> {
+  const ns = ctx.pod.metadata.namespace;
+  const map = kind === 'configMap' ? cache.configMaps : cache.secrets;
+  if (map.has(name)) return map.get(name);
+  if (ctx.source === undefined) throw configError(`couldn't get ${kind} ${ns}/${name}, no kubeClient defined`);
+  const data = kind === 'configMap' ? await ctx.source.getConfigMap(ns, name) : await ctx.source.getSecret(ns, name);
+  map.set(name, data);
+  return data;
+}
+
+const notFound = (kind: 'configMap' | 'secret', name: string): PodLifecycleError =>
+  configError(`${kind === 'configMap' ? 'configmap' : 'secret'} "${name}" not found`);
+
+/**
+ * Upstream makeEnvironmentVariables: envFrom first, then env in order, `$(VAR)` in values
+ * expanded against what was defined before. Later definitions of a name replace earlier ones.
+ * Throws PodLifecycleError `CreateContainerConfigError` with upstream's messages.
+ */
+export async function makeEnvironmentVariables(ctx: EnvContext): Promise<Array<{ name: string; value: string }>> {
+  const env = new Map<string, string>();
+  const cache: Cache = { configMaps: new Map(), secrets: new Map() };
+  const ns = ctx.pod.metadata.namespace;
+
+  for (const from of ctx.container.envFrom ?? []) {
+    const prefix = from.prefix ?? '';
+    const ref = from.configMapRef ?? from.secretRef;
+    if (ref === undefined) continue;
+    const kind = from.configMapRef !== undefined ? 'configMap' : 'secret';
+    const name = ref.name ?? '';
+    const optional = ref.optional === true;
+    // Without a source, an optional reference is skipped (upstream errors even then; see README).
+    if (ctx.source === undefined && optional) continue;
+    const data = await lookup(kind, name, ctx, cache);
+    if (data === undefined) {
+      if (optional) continue;
+      throw notFound(kind, name);
+    }
+    for (const [key, value] of Object.entries(data)) {
+      const k = prefix + key;
+      if (!ENV_VAR_NAME.test(k)) continue;
+      env.set(k, value);
+    }
+  }
+
+  for (const v of ctx.container.env ?? []) {
+    let value = v.value ?? '';
+    if (value !== '') {
+      value = expand(value, (name) => env.get(name));
+    } else if (v.valueFrom !== undefined) {
+      const from = v.valueFrom;
+      if (from.fieldRef !== undefined) {
+        value = podFieldValue(from.fieldRef, ctx);
+      } else if (from.resourceFieldRef !== undefined) {
+        value = containerResourceValue(from.resourceFieldRef, ctx);
+      } else if (from.configMapKeyRef !== undefined || from.secretKeyRef !== undefined) {
+        const ref = (from.configMapKeyRef ?? from.secretKeyRef)!;
+        const kind = from.configMapKeyRef !== undefined ? 'configMap' : 'secret';
+        const name = ref.name ?? '';
+        const optional = ref.optional === true;
+        if (ctx.source === undefined && optional) continue;
+        const data = await lookup(kind, name, ctx, cache);
+        if (data === undefined) {
+          if (optional) continue;
+          throw notFound(kind, name);
+        }
+        const found = data[ref.key];
+        if (found === undefined) {
+          if (optional) continue;
+          throw configError(`couldn't find key ${ref.key} in ${kind === 'configMap' ? 'ConfigMap' : 'Secret'} ${ns}/${name}`);
+        }
+        value = found;
+      }
+    }
+    env.set(v.name, value);
+  }
+  return [...env].map(([name, value]) => ({ name, value }));
+}
