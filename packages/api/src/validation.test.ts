@@ -14,7 +14,7 @@ describe('validatePod', () => {
     const p = pod({
       hostNetwork: true,
       volumes: [{ name: 'certs', hostPath: { path: '/etc/ssl', type: 'DirectoryOrCreate' } }],
-      initContainers: [{ name: 'sidecar', image: 'envoy:1', restartPolicy: 'Always', readinessProbe: undefined, startupProbe: { exec: { command: ['true'] } } }],
+      initContainers: [{ name: 'sidecar', image: 'envoy:1', restartPolicy: 'Always', startupProbe: { exec: { command: ['true'] } } }],
       containers: [
         app({
           ports: [{ name: 'http', containerPort: 8080 }],
@@ -151,8 +151,14 @@ describe('validatePod', () => {
   it('allows probes on sidecars but not on regular init containers', () => {
     const p = pod({
       initContainers: [
-        app({ name: 'init', livenessProbe: { exec: { command: ['true'] } } }),
-        app({ name: 'side', restartPolicy: 'Always', livenessProbe: { exec: { command: ['true'] } } }),
+        app({ name: 'init', livenessProbe: { exec: { command: ['true'] } }, readinessProbe: { exec: { command: ['true'] } } }),
+        app({
+          name: 'side',
+          restartPolicy: 'Always',
+          livenessProbe: { exec: { command: ['true'] } },
+          readinessProbe: { exec: { command: ['true'] } },
+          lifecycle: { preStop: { exec: { command: ['true'] } } },
+        }),
         app({ name: 'bad', restartPolicy: 'Never' }),
       ],
       containers: [app({ restartPolicy: 'Always' })],
@@ -160,6 +166,7 @@ describe('validatePod', () => {
     expect(issues(p)).toEqual([
       'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
       'spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
+      'spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
       'spec.initContainers[2].restartPolicy: Unsupported value "Never": supported values: "Always"',
     ]);
   });

@@ -220,16 +220,13 @@ function validateContainer(c: Container, path: string, ctx: ContainerContext, is
   validateMounts(c, path, ctx.volumes, issues);
 
   if (ctx.init && !sidecar) {
-    if (c.livenessProbe !== undefined) issues.forbidden(`${path}.livenessProbe`, 'may not be set for init containers without restartPolicy=Always');
-    if (c.readinessProbe !== undefined) issues.forbidden(`${path}.readinessProbe`, 'may not be set for init containers');
-    if (c.startupProbe !== undefined) issues.forbidden(`${path}.startupProbe`, 'may not be set for init containers without restartPolicy=Always');
-    if (c.lifecycle !== undefined) issues.forbidden(`${path}.lifecycle`, 'may not be set for init containers without restartPolicy=Always');
-  } else {
-    if (ctx.init && c.readinessProbe !== undefined) issues.forbidden(`${path}.readinessProbe`, 'may not be set for init containers');
-    if (c.livenessProbe !== undefined) validateProbe(c.livenessProbe, `${path}.livenessProbe`, c, 'liveness', issues);
-    if (c.readinessProbe !== undefined && !ctx.init) {
-      validateProbe(c.readinessProbe, `${path}.readinessProbe`, c, 'readiness', issues);
+    // Run-to-completion init containers take no probes or hooks; sidecars take all of them.
+    for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+      if (c[field] !== undefined) issues.forbidden(`${path}.${field}`, 'may not be set for init containers without restartPolicy=Always');
     }
+  } else {
+    if (c.livenessProbe !== undefined) validateProbe(c.livenessProbe, `${path}.livenessProbe`, c, 'liveness', issues);
+    if (c.readinessProbe !== undefined) validateProbe(c.readinessProbe, `${path}.readinessProbe`, c, 'readiness', issues);
     if (c.startupProbe !== undefined) validateProbe(c.startupProbe, `${path}.startupProbe`, c, 'startup', issues);
     if (c.lifecycle?.postStart !== undefined) validateHandler(c.lifecycle.postStart, `${path}.lifecycle.postStart`, ctx.grace, issues);
     if (c.lifecycle?.preStop !== undefined) validateHandler(c.lifecycle.preStop, `${path}.lifecycle.preStop`, ctx.grace, issues);
