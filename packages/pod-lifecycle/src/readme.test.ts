@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { createBasicVolumeProvider, createPodLifecycle } from './index.js';
+import { makePod } from './testing/index.js';
+
+const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+
+describe('README', () => {
+  let rootDir: string;
+  beforeEach(async () => {
+    rootDir = await mkdtemp(join(tmpdir(), 'pod-lifecycle-readme-'));
+  });
+  afterEach(async () => {
+    await rm(rootDir, { recursive: true, force: true });
+  });
+
+  it('runs the usage snippet, which is the README block verbatim', async () => {
+    const runtime = new FakeContainerRuntime();
+    const getNodeIPs = (): string[] => ['192.168.1.10'];
+    const volumes = createBasicVolumeProvider({ rootDir });
+    const pod = makePod({ name: 'web' });
+
+    // README:begin
+    const lifecycle = createPodLifecycle({ runtime, nodeName: 'node-1', getNodeIPs, volumes, rootDir });
+    const controller = new AbortController();
+    const running = lifecycle.run(controller.signal); // PLEG, sync ticker, housekeeping, container GC
+
+    lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] }); // from the pod sources
+    lifecycle.setSourcesReady(); // every source delivered its first full set: orphans may now be killed
+    await lifecycle.podWorkers.whenIdle(); // the first sync is done
+
+    const status = lifecycle.getPodStatus(pod.metadata.uid); // phase, conditions, container states
+    const pods = lifecycle.getPods(); // the desired pods with their live status: what GET /pods serves
+
+    controller.abort(); // stops every loop; running pods are left alone
+    await running;
+    // README:end
+
+    const source = readFileSync(__filename, 'utf8');
+    const snippet = source
+      .slice(source.indexOf('// README:begin') + '// README:begin'.length, source.indexOf('    // README:end'))
+      .replace(/^\n/, '')
+      .split('\n')
+      .map((line) => line.replace(/^ {4}/, ''))
+      .join('\n')
+      .trimEnd();
+    expect(readme).toContain(snippet);
+
+    expect(runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
+    expect(status?.hostIP).toBe('192.168.1.10');
+    expect(status?.containerStatuses?.map((c) => c.name)).toEqual(['app']);
+    expect(pods.map((p) => p.metadata.uid)).toEqual([pod.metadata.uid]);
+    expect(pods[0]?.status).toBe(status);
+    expect((await stat(join(rootDir, 'pods', pod.metadata.uid))).isDirectory()).toBe(true);
+    // Stopping the loop leaves the pod running.
+    expect(runtime.callsOf('killPod')).toHaveLength(0);
+  });
+});
