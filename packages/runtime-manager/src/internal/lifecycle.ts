@@ -11,6 +11,14 @@ export function formatPod(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
 }
 
+/** The message of anything thrown, also for errors from another realm (jest's VM context). */
+function messageOf(err: unknown): string {
+  if (typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string') {
+    return errorMessage(err instanceof Error ? err : Object.assign(new Error((err as { message: string }).message), { cause: (err as { cause?: unknown }).cause }));
+  }
+  return errorMessage(err);
+}
+
 /** Go's %v of a []string: `[a b c]`. */
 function goList(items: readonly string[] | undefined): string {
   return `[${(items ?? []).join(' ')}]`;
@@ -52,7 +60,7 @@ export async function runLifecycleHandler(
       }
       return '';
     } catch (err) {
-      return `Exec lifecycle hook (${goList(command)}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${errorMessage(err)}, message: ${JSON.stringify(output)}`;
+      return `Exec lifecycle hook (${goList(command)}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${messageOf(err)}, message: ${JSON.stringify(output)}`;
     }
   }
   if (handler.httpGet !== undefined) {
@@ -74,7 +82,7 @@ export async function runLifecycleHandler(
       );
       return '';
     } catch (err) {
-      return `HTTP lifecycle hook (${get.path ?? ''}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${errorMessage(err)}`;
+      return `HTTP lifecycle hook (${get.path ?? ''}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${messageOf(err)}`;
     }
   }
   if (handler.sleep !== undefined) {
@@ -82,7 +90,7 @@ export async function runLifecycleHandler(
       await deps.clock.sleep(handler.sleep.seconds * 1000, signal);
       return '';
     } catch (err) {
-      return `Sleep lifecycle hook (${handler.sleep.seconds}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${errorMessage(err)}`;
+      return `Sleep lifecycle hook (${handler.sleep.seconds}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${messageOf(err)}`;
     }
   }
   return `Cannot run handler: invalid handler: ${JSON.stringify(handler)}`;
@@ -108,6 +116,8 @@ function httpGet(target: HttpTarget, timeoutMs: number, signal?: AbortSignal): P
       path,
       method: 'GET',
       headers,
+      // No keep-alive, as upstream: a hook request never reuses a pooled connection.
+      agent: false,
       timeout: timeoutMs,
       ...(signal === undefined ? {} : { signal }),
     };

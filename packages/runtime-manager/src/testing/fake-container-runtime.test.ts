@@ -101,4 +101,24 @@ describe('FakeContainerRuntime', () => {
     await rt.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, true, () => true);
     expect(rt.pods.has('uid-1')).toBe(false);
   });
+
+  it('optionally applies CrashLoopBackOff like the real manager, and records spec hashes', async () => {
+    const clock2 = new FakeClock();
+    const bo = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock: clock2 });
+    const rt = new FakeContainerRuntime({ clock: clock2, crashLoopBackoff: true });
+    const pod = makePod({ containers: [{ name: 'app', image: 'busybox' }] });
+    await rt.syncPod(pod, rt.snapshot('uid-1'), bo);
+    expect(rt.latestContainer('uid-1', 'app')?.hash).toMatch(/^[0-9a-f]+$/);
+    rt.exitContainer(rt.latestContainer('uid-1', 'app')?.id ?? '', 1);
+    await rt.syncPod(pod, rt.snapshot('uid-1'), bo); // first restart: no back-off yet
+    rt.exitContainer(rt.latestContainer('uid-1', 'app')?.id ?? '', 1);
+    const result = await rt.syncPod(pod, rt.snapshot('uid-1'), bo);
+    expect(result.results).toEqual([
+      { action: 'StartContainer', target: 'app', reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=web_default(uid-1)' },
+    ]);
+    expect(result.error).toBeInstanceOf(Error);
+    await clock2.advance(10_000);
+    expect((await rt.syncPod(pod, rt.snapshot('uid-1'), bo)).results).toEqual([{ action: 'StartContainer', target: 'app' }]);
+    expect(rt.latestContainer('uid-1', 'app')?.restartCount).toBe(2);
+  });
 });

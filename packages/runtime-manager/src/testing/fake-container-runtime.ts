@@ -1,6 +1,8 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock } from '@kubelet-ts/common';
 import { systemClock } from '@kubelet-ts/common';
+import { backoffKey, hashContainer } from '../hash.js';
+import { formatGoDuration } from '../internal/go-duration.js';
 import type {
   ContainerGCPolicy,
   ContainerRuntime,
@@ -48,6 +50,11 @@ export interface FakeContainerRuntimeOptions {
   clock?: Clock;
   /** The pod IP given to new non-host-network sandboxes (default 10.88.0.<n>). */
   podIP?: (uid: string) => string;
+  /**
+   * Apply CrashLoopBackOff in the default syncPod as the real manager does: an exited container
+   * still inside its back-off window is not restarted and reported as CrashLoopBackOff. Default false.
+   */
+  crashLoopBackoff?: boolean;
 }
 
 /**
@@ -75,6 +82,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
 
   readonly #clock: Clock;
   readonly #podIP: (uid: string) => string;
+  readonly #applyBackoff: boolean;
   readonly #persistentErrors = new Map<FakeRuntimeMethod, Error>();
   readonly #nextErrors = new Map<FakeRuntimeMethod, Error[]>();
   #nextId = 1;
@@ -83,6 +91,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
   constructor(options: FakeContainerRuntimeOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#podIP = options.podIP ?? (() => `10.88.0.${this.#nextIP++}`);
+    this.#applyBackoff = options.crashLoopBackoff ?? false;
   }
 
   // ---- error injection ----
@@ -261,7 +270,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
     this.calls.push({ method: 'syncPod', pod, status });
     this.#maybeFail('syncPod');
     if (this.onSyncPod !== undefined) return this.onSyncPod(pod, status, crashLoopBackoff, this);
-    return this.#defaultSync(pod);
+    return this.#defaultSync(pod, crashLoopBackoff);
   }
 
   async killPod(pod: Pod | undefined, running: RunningPod, gracePeriodOverrideSeconds?: number): Promise<PodSyncResult> {
@@ -316,7 +325,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
     if (persistent !== undefined) throw persistent;
   }
 
-  #defaultSync(pod: Pod): PodSyncResult {
+  #defaultSync(pod: Pod, backoff: Backoff): PodSyncResult {
     const ref = podRef(pod);
     const state = this.ensurePod(ref.uid, ref.name, ref.namespace);
     const results: SyncResult[] = [];
@@ -362,16 +371,31 @@ export class FakeContainerRuntime implements ContainerRuntime {
       const latest = state.containers.find((c) => c.name === container.name);
       if (latest?.state === 'running') continue;
       if (latest !== undefined && !shouldRestart(pod, latest)) continue;
+      if (this.#applyBackoff && latest?.state === 'exited') {
+        const key = backoffKey(pod, container);
+        if (backoff.isInBackoffSince(key, latest.finishedAt ?? latest.createdAt)) {
+          results.push({
+            action: 'StartContainer',
+            target: container.name,
+            reason: 'CrashLoopBackOff',
+            message: `back-off ${formatGoDuration(backoff.get(key))} restarting failed container=${container.name} pod=${ref.name}_${ref.namespace}(${ref.uid})`,
+          });
+          continue;
+        }
+        backoff.next(key);
+      }
       this.#start(ref, container, latest);
       results.push({ action: 'StartContainer', target: container.name });
     }
-    return { results };
+    const failed = results.find((r) => r.reason !== undefined);
+    return failed === undefined ? { results } : { results, error: new Error(`${failed.action} ${failed.target}: ${failed.message ?? ''}`) };
   }
 
   #start(ref: { uid: string; name: string; namespace: string }, container: Container, previous: RuntimeContainerStatus | undefined): RuntimeContainerStatus {
     return this.addContainer(ref, container.name, {
       image: container.image,
       imageRef: `sha256:${container.image}`,
+      hash: hashContainer(container),
       restartCount: previous === undefined ? 0 : previous.restartCount + 1,
     });
   }
