@@ -164,6 +164,36 @@ describe('createFileSource', () => {
     ]);
   });
 
+  it('re-establishes the watch when the directory is replaced', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    const clock = new FakeClock();
+    const run = runSource(createFileSource({ path: manifests, nodeName: 'node-a', clock, checkFrequencyMs: 60_000, watchDebounceMs: 10 }));
+    stops.push(run.stop);
+    /** Lets real fs events arrive and fake debounce timers fire until `probe` holds. */
+    const until = async (probe: () => boolean, what: string): Promise<void> => {
+      const deadline = Date.now() + 5000;
+      while (!probe()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await clock.advance(10);
+      }
+    };
+    await until(() => run.sets().length > 0, 'first set');
+
+    await rm(manifests, { recursive: true });
+    await mkdir(manifests);
+    // The old watch died with the old directory; the periodic relist finds the new one and watches it.
+    await clock.advance(60_000);
+    await until(() => run.sets().length > 1, 'relist');
+    const before = run.sets().length;
+    await writeFile(join(manifests, 'web.yaml'), podYaml('web'));
+    await until(() => names(run.sets().at(-1)).includes('web-node-a'), 'pod seen through the new watch');
+    // Seen without another periodic relist: only fs.watch can have triggered it.
+    expect(run.sets().length).toBeGreaterThan(before);
+    expect(clock.now() - Date.UTC(2026, 0, 1)).toBeLessThan(120_000);
+  });
+
   it('notices changes through fs.watch without waiting for the relist period', async () => {
     const logger = new RecordingLogger();
     const run = runSource(createFileSource({ path: dir, nodeName: 'node-a', logger, checkFrequencyMs: 3_600_000, watchDebounceMs: 20 }));

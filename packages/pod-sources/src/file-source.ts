@@ -60,7 +60,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
       if (signal.aborted) return;
       const files = new Map<string, FileState>();
       let watcher: FSWatcher | undefined;
-      let watchedIno: number | undefined;
+      let watchedDirId: string | undefined;
       let isSingleFile = false;
       let debounce: TimerHandle | undefined;
       let running: Promise<void> | undefined;
@@ -97,7 +97,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
         return [];
       };
 
-      const listFiles = async (): Promise<{ files: string[]; dirIno: number } | 'missing'> => {
+      const listFiles = async (): Promise<{ files: string[]; dirId: string } | 'missing'> => {
         let info;
         try {
           info = await stat(path);
@@ -106,7 +106,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
           throw err;
         }
         isSingleFile = info.isFile();
-        if (isSingleFile) return { files: [path], dirIno: (await stat(dirname(path))).ino };
+        if (isSingleFile) return { files: [path], dirId: identity(await stat(dirname(path))) };
         if (!info.isDirectory()) throw new Error(`path ${path} is not a directory or file`);
         const names = (await readdir(path)).filter((n) => !n.startsWith('.')).sort();
         const out: string[] = [];
@@ -122,11 +122,11 @@ export function createFileSource(options: FileSourceOptions): PodSource {
             logger.debug("Can't get metadata for manifest file", { file, err: errorMessage(err) });
           }
         }
-        return { files: out, dirIno: info.ino };
+        return { files: out, dirId: identity(info) };
       };
 
       const relist = async (): Promise<void> => {
-        let listed: { files: string[]; dirIno: number } | 'missing';
+        let listed: { files: string[]; dirId: string } | 'missing';
         try {
           listed = await listFiles();
         } catch (err) {
@@ -144,7 +144,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
           return;
         }
         missingLogged = false;
-        ensureWatch(listed.dirIno);
+        ensureWatch(listed.dirId);
         const list = listed.files;
         const present = new Set(list);
         for (const file of files.keys()) if (!present.has(file)) files.delete(file);
@@ -204,12 +204,13 @@ export function createFileSource(options: FileSourceOptions): PodSource {
       const closeWatch = (): void => {
         watcher?.close();
         watcher = undefined;
-        watchedIno = undefined;
+        watchedDirId = undefined;
       };
 
-      // (Re)creates the watch when there is none or the directory was replaced (new inode).
-      const ensureWatch = (dirIno: number): void => {
-        if (!useWatch || signal.aborted || (watcher !== undefined && watchedIno === dirIno)) return;
+      // (Re)creates the watch when there is none or the directory was replaced: a watch on a deleted
+      // directory stays open but never fires again.
+      const ensureWatch = (dirId: string): void => {
+        if (!useWatch || signal.aborted || (watcher !== undefined && watchedDirId === dirId)) return;
         closeWatch();
         try {
           const target = isSingleFile ? dirname(path) : path;
@@ -220,7 +221,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
             if (watcher === w) closeWatch();
           });
           watcher = w;
-          watchedIno = dirIno;
+          watchedDirId = dirId;
         } catch (err) {
           logger.debug('Could not watch manifest path', { err: errorMessage(err) });
         }
@@ -235,6 +236,11 @@ export function createFileSource(options: FileSourceOptions): PodSource {
       await running;
     },
   };
+}
+
+/** Identifies a directory across replacement: inode numbers are reused at once, birth times are not. */
+function identity(info: { dev: number; ino: number; birthtimeMs: number }): string {
+  return `${info.dev}:${info.ino}:${info.birthtimeMs}`;
 }
 
 async function readLimited(file: string, maxBytes: number): Promise<string> {
