@@ -194,6 +194,86 @@ describe('runtime-manager against containerd', () => {
     expect(fs.existsSync(path.join(LOGS, `kts-test_${pod.metadata.name}_${pod.metadata.uid}`))).toBe(false);
   });
 
+  it('applies resources and security settings to the real container: cgroup values, capabilities, read-only rootfs', async () => {
+    const rm = manager();
+    const pod = testPod('res', {
+      containers: [
+        {
+          name: 'limited',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'exec sleep 3600'],
+          resources: { requests: { cpu: '250m', memory: '32Mi' }, limits: { cpu: '500m', memory: '64Mi' } },
+          securityContext: { readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } },
+        },
+      ],
+    });
+    pods.push(pod);
+    expect((await syncOnce(rm, pod, shortBackoff())).error).toBeUndefined();
+    const st = await waitFor('running', async () => {
+      const s = await status(rm, pod);
+      return s.containers[0]?.state === 'running' ? s : undefined;
+    });
+    const id = st.containers[0]!.id;
+    const cgroup = (controller: string, file: string) =>
+      fs.readFileSync(path.join('/sys/fs/cgroup', controller, `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`, id, file), 'utf8').trim();
+    expect(cgroup('cpu', 'cpu.shares')).toBe('256');
+    expect(cgroup('cpu', 'cpu.cfs_period_us')).toBe('100000');
+    expect(cgroup('cpu', 'cpu.cfs_quota_us')).toBe('50000');
+    expect(cgroup('memory', 'memory.limit_in_bytes')).toBe(String(64 * 1024 * 1024));
+
+    const exec = async (cmd: string[]) => client.runtime.execSync({ containerId: id, cmd, timeout: 10 });
+    const write = await exec(['sh', '-c', 'touch /rootfs-write 2>&1; echo rc=$?']);
+    expect(write.stdout.toString()).toMatch(/Read-only file system[\s\S]*rc=1/);
+    const caps = (await exec(['sh', '-c', 'grep CapEff /proc/self/status'])).stdout.toString();
+    // only CAP_NET_BIND_SERVICE (bit 10) is effective
+    expect(caps.trim()).toBe('CapEff:\t0000000000000400');
+  });
+
+  it('runs init containers, then a postStart hook whose effect the container sees; a crashing container with FallbackToLogsOnError reports its log tail', async () => {
+    const rm = manager();
+    const backoff = shortBackoff();
+    const pod = testPod('init', {
+      restartPolicy: 'OnFailure',
+      volumes: [{ name: 'work', emptyDir: {} }],
+      initContainers: [{ name: 'prepare', image: BUSYBOX, command: ['sh', '-c', 'echo prepared > /work/init'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }],
+      containers: [
+        {
+          name: 'main',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'while [ ! -f /work/hook ]; do sleep 0.1; done; cat /work/init /work/hook; exec sleep 3600'],
+          volumeMounts: [{ name: 'work', mountPath: '/work' }],
+          lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo hooked > /work/hook'] } } },
+        },
+        {
+          name: 'fails',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo first; echo last words >&2; exit 7'],
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+        },
+      ],
+    });
+    pods.push(pod);
+    let result = await syncOnce(rm, pod, backoff);
+    expect(result.results.map((r) => `${r.action}:${r.target}`)).toContain('InitContainer:prepare');
+    await waitFor('init done', async () => ((await status(rm, pod)).containers.find((c) => c.name === 'prepare')?.state === 'exited' ? true : undefined));
+    result = await syncOnce(rm, pod, backoff);
+    expect(result.results).toEqual([
+      { action: 'StartContainer', target: 'main' },
+      { action: 'StartContainer', target: 'fails' },
+    ]);
+    const logFile = path.join(LOGS, `kts-test_${pod.metadata.name}_${pod.metadata.uid}`, 'main', '0.log');
+    await waitFor('main saw the init and hook files', async () => {
+      const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+      return text.includes('prepared') && text.includes('hooked') ? true : undefined;
+    });
+    const failed = await waitFor('fails exited', async () => {
+      const c = (await status(rm, pod)).containers.find((x) => x.name === 'fails');
+      return c?.state === 'exited' ? c : undefined;
+    });
+    expect(failed).toMatchObject({ exitCode: 7, reason: 'Error', message: 'first\nlast words\n' });
+  });
+
   it('reports runtime conditions', async () => {
     const conditions = await manager().status();
     expect(conditions).toEqual(
