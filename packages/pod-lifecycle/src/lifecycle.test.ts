@@ -259,6 +259,33 @@ describe('pod lifecycle: sync loop', () => {
     expect(() => syncloop?.check()).toThrow('sync Loop took longer than expected');
   });
 
+  it('starts a UID again once its earlier termination was forgotten (terminated and recreated)', async () => {
+    const h = start();
+    const pod = makePod();
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(2_000);
+    h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'api', pods: [pod] });
+    await h.clock.advance(3_000);
+    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    const syncs = h.syncsOf(pod).length;
+    // The same UID comes back: refused while the old worker is remembered...
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(3_000);
+    expect(h.syncsOf(pod)).toHaveLength(syncs);
+    // ...and started anew by housekeeping once all sources are ready.
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(4_000);
+    expect(h.syncsOf(pod).length).toBeGreaterThan(syncs);
+    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('syncing');
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Running');
+  });
+
+  it('refuses to run twice', async () => {
+    const h = start();
+    await expect(h.lifecycle.run(new AbortController().signal)).rejects.toThrow('already running');
+  });
+
   it('stops every loop and timer when aborted', async () => {
     const h = start();
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [makePod()] });

@@ -143,6 +143,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   let loopEntryTime: number | undefined;
   let housekeepingRunning: Promise<void> | undefined;
   let gcRunning = false;
+  let started = false;
 
   const pleg =
     deps.pleg ??
@@ -429,6 +430,8 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       return sourcesReady;
     },
     async run(signal) {
+      if (started) throw new PodLifecycleError('SyncFailed', 'the pod lifecycle is already running');
+      started = true;
       logger.info('Starting kubelet main sync loop');
       const unwatch = pleg.watch(onPlegEvent);
       const plegDone = pleg.run(signal);
