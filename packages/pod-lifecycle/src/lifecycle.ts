@@ -327,7 +327,11 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   const doHousekeeping = async (): Promise<void> => {
     if (!sourcesReady) return;
     const desiredPods = [...desired.values()];
+    const before = new Set(podWorkers.workers().map((w) => w.uid));
     const known = podWorkers.syncKnownPods(desiredPods);
+    // Pods just forgotten (stopped, no source has them): collect their dead containers and
+    // sandboxes now rather than at the next GC period (upstream removes them on ContainerDied).
+    if ([...before].some((uid) => !known.has(uid) && !desired.has(uid))) void garbageCollect();
     for (const [uid, state] of known) {
       if (state !== 'terminatedAndRecreated') continue;
       const pod = desired.get(uid);
