@@ -91,9 +91,13 @@ describe('pod lifecycle against containerd', () => {
 
     k.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
     await waitFor('the pod forgotten', () => (k.lifecycle.podWorkers.isPodKnown(uid) ? undefined : true), 30_000);
-    expect(await runningContainerIds(pod)).toEqual([]);
-    const { items } = await client.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.uid': uid } } });
-    expect(items.every((s) => s.state === 'SANDBOX_NOTREADY')).toBe(true);
+    // Stopped, then removed from the runtime altogether (the manifest is gone).
+    await waitFor('containers and sandbox removed', async () => {
+      const selector = { labelSelector: { 'io.kubernetes.pod.uid': uid } };
+      const { containers } = await client.runtime.listContainers({ filter: selector });
+      const { items } = await client.runtime.listPodSandbox({ filter: selector });
+      return containers.length === 0 && items.length === 0 ? true : undefined;
+    });
     await waitFor('the pod dir removed', () => (fs.existsSync(path.join(root, 'pods', uid)) ? undefined : true));
     expect(k.lifecycle.getPods()).toEqual([]);
   });
