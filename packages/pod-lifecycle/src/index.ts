@@ -15,7 +15,15 @@ export { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
 export type { PodCacheEntry, PodStatusCache } from './pod-cache.js';
 export { createReasonCache } from './reason-cache.js';
 export type { ContainerStartFailure, ReasonCache } from './reason-cache.js';
-export { generatePodStatus, getPodPhase, shouldContainerBeRestarted, alwaysReady, alwaysStarted } from './status/generate.js';
+export {
+  generatePodStatus,
+  getPodPhase,
+  shouldContainerBeRestarted,
+  alwaysReady,
+  alwaysStarted,
+  pastActiveDeadline,
+  DEADLINE_EXCEEDED,
+} from './status/generate.js';
 export type { GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
 export {
   ConditionReason,

@@ -282,6 +282,21 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Running');
   });
 
+  it('fails and stops a pod past its activeDeadlineSeconds', async () => {
+    const h = start();
+    const pod = makePod({ spec: { activeDeadlineSeconds: 30 } });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(25_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Running');
+    expect(h.runtime.callsOf('killPod')).toHaveLength(0);
+    await h.clock.advance(10_000);
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
+    expect(h.runtime.callsOf('killPod')).toHaveLength(1);
+    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+  });
+
   it('refuses to run twice', async () => {
     const h = start();
     await expect(h.lifecycle.run(new AbortController().signal)).rejects.toThrow('already running');

@@ -15,7 +15,7 @@ import { createGenericPleg } from './pleg.js';
 import type { PodLifecycleEvent, PodLifecycleEventGenerator } from './pleg.js';
 import { createReasonCache } from './reason-cache.js';
 import type { ReasonCache } from './reason-cache.js';
-import { generatePodStatus } from './status/generate.js';
+import { DEADLINE_EXCEEDED, generatePodStatus, pastActiveDeadline } from './status/generate.js';
 import type { ReadinessProvider, StartupProvider } from './status/generate.js';
 import type { PodUpdate, VolumeProvider } from './types.js';
 
@@ -172,7 +172,10 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   const generate = (pod: Pod, runtimeStatus: RuntimePodStatus, podIsTerminal: boolean): PodStatus => {
     const uid = pod.metadata.uid;
     const previous = statuses.get(uid);
+    const now = clock.now();
+    const deadlinePassed = pastActiveDeadline(pod, previous?.startTime ?? pod.status?.startTime, now);
     return generatePodStatus({
+      ...(deadlinePassed ? { evict: DEADLINE_EXCEEDED } : {}),
       pod,
       runtimeStatus,
       ...(previous !== undefined ? { previous } : {}),
@@ -182,7 +185,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       nodeIPs: deps.getNodeIPs(),
       runtimeName,
       podIsTerminal,
-      now: clock.now(),
+      now,
     });
   };
 
@@ -313,8 +316,14 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   };
 
   const syncTick = (): void => {
-    loopEntryTime = clock.now();
-    for (const uid of workQueue.getWork()) {
+    const now = clock.now();
+    loopEntryTime = now;
+    const due = new Set(workQueue.getWork());
+    // Upstream getPodsToSync: also every running pod past its activeDeadlineSeconds.
+    for (const [uid, pod] of desired) {
+      if (podWorkers.state(uid) === 'syncing' && pastActiveDeadline(pod, statuses.get(uid)?.startTime, now)) due.add(uid);
+    }
+    for (const uid of due) {
       const pod = desired.get(uid);
       if (pod !== undefined) dispatch(pod, 'sync');
       else podWorkers.resync(uid);

@@ -2,7 +2,7 @@ import type { ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '@kubelet-ts/runtime-manager';
 import { makePod } from '../testing/make-pod.js';
 import type { ContainerStartFailure } from '../reason-cache.js';
-import { generatePodStatus, getPodPhase } from './generate.js';
+import { DEADLINE_EXCEEDED, generatePodStatus, getPodPhase, pastActiveDeadline } from './generate.js';
 import type { GeneratePodStatusInput } from './generate.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -142,6 +142,20 @@ describe('generatePodStatus: phase', () => {
   it('never leaves a terminal phase recorded in the pod from its source', () => {
     const pod = { ...makePod(), status: { phase: 'Failed' } };
     expect(gen(pod, [rc('app', 'running')]).phase).toBe('Failed');
+  });
+
+  it('an eviction (active deadline) makes the pod Failed with its reason, and the conditions follow', () => {
+    const s = gen(makePod(), [rc('app', 'running')], { evict: DEADLINE_EXCEEDED });
+    expect(s).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(cond(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'PodFailed' });
+  });
+
+  it('pastActiveDeadline counts from the start time', () => {
+    const pod = makePod({ spec: { activeDeadlineSeconds: 10 } });
+    expect(pastActiveDeadline(pod, iso(T0), T0 + 9_999)).toBe(false);
+    expect(pastActiveDeadline(pod, iso(T0), T0 + 10_000)).toBe(true);
+    expect(pastActiveDeadline(pod, undefined, T0 + 99_000)).toBe(false);
+    expect(pastActiveDeadline(makePod(), iso(T0), T0 + 99_000)).toBe(false);
   });
 
   it('getPodPhase with no statuses at all is Pending', () => {

@@ -46,6 +46,19 @@ export interface GeneratePodStatusInput {
   podIsTerminal?: boolean;
   /** Now, in ms: condition transition times and the start time of a new pod. */
   now: number;
+  /** An internal module wants the pod evicted (upstream PodSyncHandler.ShouldEvict): phase Failed with this reason. */
+  evict?: { reason: string; message: string };
+}
+
+/** Upstream activeDeadlineHandler's reason and message. */
+export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+
+/** Upstream activeDeadlineHandler.pastActiveDeadline: startTime + activeDeadlineSeconds has passed. */
+export function pastActiveDeadline(pod: Pod, startTime: string | undefined, now: number): boolean {
+  const deadline = pod.spec.activeDeadlineSeconds;
+  if (deadline === undefined || startTime === undefined) return false;
+  const started = Date.parse(startTime);
+  return Number.isFinite(started) && now - started >= deadline * 1000;
 }
 
 const CONTAINER_CREATING = 'ContainerCreating';
@@ -352,6 +365,12 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
     const message = old.message !== undefined && old.message !== '' ? old.message : apiStatus.message;
     if (reason !== undefined && reason !== '') s.reason = reason;
     if (message !== undefined && message !== '') s.message = message;
+  }
+  if (input.evict !== undefined) {
+    phase = 'Failed';
+    s.phase = phase;
+    s.reason = input.evict.reason;
+    s.message = input.evict.message;
   }
 
   const conditions: PodCondition[] = (apiStatus.conditions ?? []).filter((c) => !KUBELET_CONDITION_TYPES.has(c.type));
