@@ -3,6 +3,7 @@ import { Reason, defaultImagePullPolicy } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
+import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
 import { Semaphore } from './internal/semaphore.js';
 
@@ -39,6 +40,11 @@ export interface ImagePuller {
     container: Container,
     options?: { sandboxConfig?: PodSandboxConfig; runtimeHandler?: string; signal?: AbortSignal },
   ): Promise<string>;
+}
+
+/** The runtime's own message for a CRI error (without the client's method prefix), else the error chain. */
+function runtimeMessage(err: unknown): string {
+  return err instanceof CriError && err.details !== '' ? err.details : errorMessage(err);
 }
 
 // Reference grammar (distribution/reference), enough to refuse names the runtime cannot parse.
@@ -121,7 +127,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       try {
         imageRef = await imageRefOf(image, callOptions.runtimeHandler, callOptions.signal);
       } catch (err) {
-        throw new RuntimeManagerError(Reason.ImageInspectError, `Failed to inspect image "${container.image}": ${errorMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError(Reason.ImageInspectError, `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
       }
       const present = imageRef !== '';
       const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
@@ -162,7 +168,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
         backoff.next(key);
         lastFailure.set(key, clock.now());
         log.warn('Failed to pull image', { err: errorMessage(err) });
-        throw new RuntimeManagerError(Reason.ErrImagePull, `Failed to pull image "${container.image}": ${errorMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError(Reason.ErrImagePull, `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
       }
     },
   };

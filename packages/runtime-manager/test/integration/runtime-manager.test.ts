@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -12,6 +13,17 @@ import { TestRuntimeHelper, env, newClient, removePod, tempRoot, testPod, waitFo
 const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');
 const HTTP = env('KUBELET_TS_HTTP_IMAGE');
 const LOGS = env('KUBELET_TS_POD_LOGS_DIR');
+const REGISTRY = env('KUBELET_TS_REGISTRY');
+
+/** Removes image names pulled by a test with ctr (never CRI RemoveImage: it would drop every tag of the shared image ID). */
+function removeImageNames(repo: string): void {
+  const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
+  const ctr = (...args: string[]) => execFileSync('ctr', ['-a', socket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
+  const names = ctr('images', 'ls', '-q')
+    .split('\n')
+    .filter((name) => name === repo || name.startsWith(`${repo.replace(/:[^:/]+$/, '')}@`));
+  if (names.length > 0) ctr('images', 'rm', ...names);
+}
 
 let client: CriClient;
 let root: string;
@@ -82,6 +94,8 @@ describe('runtime-manager against containerd', () => {
     });
     expect(st.ips[0]).toMatch(/^10\.77\./);
     expect(st.sandboxes).toMatchObject([{ state: 'ready', attempt: 0, hostNetwork: false }]);
+    expect(st.containers.find((c) => c.name === 'main')?.image).toContain('busybox');
+    expect(st.containers.find((c) => c.name === 'main')?.imageRef).toMatch(/^sha256:/);
     expect(st.containers.map((c) => [c.name, c.restartCount, c.hash]).sort()).toEqual([
       ['main', 0, hashContainer(pod.spec.containers[0]!)],
       ['web', 0, hashContainer(pod.spec.containers[1]!)],
@@ -247,7 +261,7 @@ describe('runtime-manager against containerd', () => {
         {
           name: 'fails',
           image: BUSYBOX,
-          command: ['sh', '-c', 'echo first; echo last words >&2; exit 7'],
+          command: ['sh', '-c', 'echo first; echo last words; exit 7'],
           terminationMessagePath: '/dev/termination-log',
           terminationMessagePolicy: 'FallbackToLogsOnError',
         },
@@ -272,6 +286,46 @@ describe('runtime-manager against containerd', () => {
       return c?.state === 'exited' ? c : undefined;
     });
     expect(failed).toMatchObject({ exitCode: 7, reason: 'Error', message: 'first\nlast words\n' });
+  });
+
+  it('pulls from the registry with pullPolicy Always; a missing image is ErrImagePull, then ImagePullBackOff', async () => {
+    const pulled = `${REGISTRY}/kubelet-ts/busybox:test`;
+    const rm = createRuntimeManager({
+      runtimeService: client.runtime,
+      imageService: client.image,
+      helper,
+      podLogsDir: LOGS,
+      clock: systemClock,
+      imageBackoff: createBackoff({ initialMs: 60_000, maxMs: 120_000, clock: systemClock }),
+    });
+    const pod = testPod('pull', {
+      containers: [
+        { name: 'pulled', image: pulled, imagePullPolicy: 'Always', command: ['sh', '-c', 'exec sleep 3600'] },
+        { name: 'missing', image: `${REGISTRY}/kubelet-ts/does-not-exist:1`, imagePullPolicy: 'IfNotPresent' },
+      ],
+    });
+    pods.push(pod);
+    try {
+      let result = await syncOnce(rm, pod, shortBackoff());
+      expect(result.results.find((r) => r.target === 'pulled')).toEqual({ action: 'StartContainer', target: 'pulled' });
+      expect(result.results.find((r) => r.target === 'missing')).toMatchObject({
+        reason: 'ErrImagePull',
+        message: expect.stringContaining(`Failed to pull image "${REGISTRY}/kubelet-ts/does-not-exist:1"`),
+      });
+      result = await syncOnce(rm, pod, shortBackoff());
+      expect(result.results).toEqual([
+        { action: 'StartContainer', target: 'missing', reason: 'ImagePullBackOff', message: `Back-off pulling image "${REGISTRY}/kubelet-ts/does-not-exist:1"` },
+      ]);
+      const st = await waitFor('pulled running', async () => {
+        const s = await status(rm, pod);
+        return s.containers.find((c) => c.name === 'pulled' && c.state === 'running');
+      });
+      // a pulled image is reported by its repo digest
+      expect(st.imageRef).toMatch(/^127\.0\.0\.1:5000\/kubelet-ts\/busybox@sha256:[0-9a-f]{64}$/);
+    } finally {
+      await removePod(client, pod);
+      removeImageNames(pulled);
+    }
   });
 
   it('reports runtime conditions', async () => {
