@@ -1,1 +1,88 @@
-export {};
+/**
+ * kubelet-ts: the node agent binary. Wiring only: every behaviour lives in a @kubelet-ts library
+ * or in ./internal helpers.
+ */
+import { systemClock } from '@kubelet-ts/common';
+import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
+import { createCriClient } from '@kubelet-ts/cri-client';
+import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
+import { createPodConfig } from '@kubelet-ts/pod-sources';
+import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
+import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
+import { loadOptionsOrExit } from './internal/cli.js';
+import { createKubeletLogger } from './internal/logging.js';
+import { nodeCapacity, resolveNodeIPs, resolveNodeName } from './internal/node.js';
+import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
+import { waitForRuntime } from './internal/runtime-ready.js';
+import { closeAll, connectSources } from './internal/run.js';
+import { listenIfEnabled } from './internal/serve.js';
+import { staticPodSources } from './internal/sources.js';
+
+const { config, flags, warnings } = await loadOptionsOrExit(process.argv.slice(2));
+const logger = createKubeletLogger({ verbosity: config.logging.verbosity, format: config.logging.format === 'json' ? 'json' : 'text' });
+const clock = systemClock;
+for (const warning of warnings) logger.warn(warning);
+const nodeName = resolveNodeName(flags.hostnameOverride);
+const nodeIPs = resolveNodeIPs(flags.nodeIP);
+const getNodeIPs = (): string[] => nodeIPs;
+logger.info('Starting kubelet-ts', { ...summarizeConfiguration(config, flags), nodeName, nodeIPs });
+const shutdown = abortOnSignals(logger);
+await applyOomScoreAdj(config.oomScoreAdj, logger);
+
+const cri = createCriClient({
+  endpoint: config.containerRuntimeEndpoint,
+  ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
+  timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
+  logger: logger.child({ component: 'cri' }),
+});
+const volumes = createBasicVolumeProvider({ rootDir: flags.rootDir, logger: logger.child({ component: 'volumes' }) });
+const helper = createRuntimeHelper({
+  rootDir: flags.rootDir,
+  nodeName,
+  getNodeIPs,
+  getNodeAllocatable: () => nodeCapacity(),
+  volumes,
+  resolvConf: config.resolvConf,
+  clusterDNS: config.clusterDNS ?? [],
+  clusterDomain: config.clusterDomain ?? '',
+  logger: logger.child({ component: 'runtime-helper' }),
+});
+const runtime = createRuntimeManager({
+  runtimeService: cri.runtime,
+  imageService: cri.image,
+  helper,
+  podLogsDir: config.podLogsDir,
+  serializeImagePulls: config.serializeImagePulls,
+  ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
+  cpuCfsQuota: config.cpuCFSQuota,
+  clock,
+  logger: logger.child({ component: 'kuberuntime' }),
+});
+const lifecycle = createPodLifecycle({
+  runtime,
+  nodeName,
+  getNodeIPs,
+  rootDir: flags.rootDir,
+  volumes,
+  syncFrequencyMs: durationMs(config.syncFrequency),
+  clock,
+  logger: logger.child({ component: 'kubelet' }),
+});
+const healthChecks = [pingHealthz, ...lifecycle.healthCheckers];
+const healthz = await listenIfEnabled('healthz', () => createHealthzServer({ checks: healthChecks, logger }), config.healthzBindAddress, config.healthzPort, logger);
+const readOnly = await listenIfEnabled(
+  'read-only',
+  () => createReadOnlyServer({ getPods: () => lifecycle.getPods(), checks: healthChecks, logger }),
+  config.address,
+  config.readOnlyPort,
+  logger,
+);
+
+const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
+const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
+const feeding = connectSources(podConfig, lifecycle, logger);
+if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
+
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close()]);
+logger.info('kubelet-ts stopped; pods keep running');
+process.exit(0);

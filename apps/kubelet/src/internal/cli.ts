@@ -1,0 +1,45 @@
+import { formatConfigIssue, kubeletFlagUsage, loadKubeletConfiguration } from '@kubelet-ts/config';
+import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
+
+/** The kubelet version we report: the upstream minor we follow, with our own suffix. */
+export const KUBELET_VERSION = 'v1.34.0-kubelet-ts.0.1.0';
+
+export interface KubeletOptions {
+  config: KubeletConfiguration;
+  flags: KubeletFlags;
+  warnings: string[];
+}
+
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  exit: (code: number) => never;
+}
+
+const processIO: CliIO = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  exit: (code) => process.exit(code),
+};
+
+/**
+ * Flags and the KubeletConfiguration file, validated. `--help` and `--version` print and exit 0;
+ * invalid input prints every problem (file or flag, field, reason) and exits 1, as upstream.
+ */
+export async function loadOptionsOrExit(argv: readonly string[], io: CliIO = processIO): Promise<KubeletOptions> {
+  const result = await loadKubeletConfiguration({ argv });
+  if (!result.ok) {
+    for (const issue of result.errors) io.err(`E kubelet: invalid configuration: ${formatConfigIssue(issue)}\n`);
+    io.err(`kubelet-ts: ${result.errors.length} configuration error(s); see --help\n`);
+    return io.exit(1);
+  }
+  if (result.flags.help) {
+    io.out(`kubelet-ts: the kubelet is the primary node agent; it runs the pods meant for its node.\n\nUsage:\n  kubelet-ts [flags]\n\nFlags:\n${kubeletFlagUsage()}\n`);
+    return io.exit(0);
+  }
+  if (result.flags.version !== false) {
+    io.out(`Kubernetes ${KUBELET_VERSION}\n`);
+    return io.exit(0);
+  }
+  return { config: result.config, flags: result.flags, warnings: result.warnings };
+}

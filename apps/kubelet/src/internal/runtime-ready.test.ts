@@ -1,0 +1,22 @@
+import { CriError } from '@kubelet-ts/cri-client';
+import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { waitForRuntime } from './runtime-ready.js';
+
+describe('waitForRuntime', () => {
+  it('logs a clear error naming the endpoint and retries with back-off until the runtime answers', async () => {
+    const clock = new FakeClock();
+    const logger = new RecordingLogger();
+    const runtime = new FakeRuntimeService({ clock, runtimeName: 'fake' });
+    const unavailable = new CriError('RuntimeService/Version: UNAVAILABLE: connect ENOENT /run/x.sock', { code: 'UNAVAILABLE', method: 'RuntimeService/Version' });
+    runtime.injectError('version', unavailable, { times: 3 });
+    const controller = new AbortController();
+    const ready = waitForRuntime(runtime, { endpoint: 'unix:///run/x.sock', clock, logger, signal: controller.signal });
+    await clock.advance(500 + 1000 + 2000);
+    await expect(ready).resolves.toBe('fake');
+    const errors = logger.records.filter((r) => r.level === 'error');
+    expect(errors).toHaveLength(3);
+    expect(errors[0]?.msg).toContain('unix:///run/x.sock');
+    expect(errors.map((r) => r.msg.match(/retrying in ([\d.]+)s/)?.[1])).toEqual(['0.5', '1', '2']);
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * Runs the real kubelet binary (apps/kubelet/dist/main.js) against the real containerd of the
+ * runtime test environment, in standalone mode on a temp manifest directory, and reads back what
+ * it did through its read-only /pods endpoint and through CRI.
+ */
+import { spawn, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createCriClient, ignoreNotFound } from '@kubelet-ts/cri-client';
+import type { CriClient } from '@kubelet-ts/cri-client';
+
+const execFileAsync = promisify(execFile);
+
+export const REPO_ROOT = path.resolve(__dirname, '../../../..');
+export const KUBELET_MAIN = path.join(REPO_ROOT, 'apps/kubelet/dist/main.js');
+
+export function env(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`${name} is not set: start the runtime with bash scripts/test-runtime.sh up`);
+  return value;
+}
+
+export const BUSYBOX = (): string => env('KUBELET_TS_BUSYBOX_IMAGE');
+export const HTTP_IMAGE = (): string => env('KUBELET_TS_HTTP_IMAGE');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Polls `fn` until it returns a value other than undefined/false, or fails with the last error after the deadline. */
+export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export interface ApiContainerStatus {
+  name: string;
+  ready: boolean;
+  restartCount: number;
+  containerID?: string;
+  started?: boolean;
+  state?: {
+    running?: { startedAt?: string };
+    waiting?: { reason?: string; message?: string };
+    terminated?: { exitCode: number; reason?: string; finishedAt?: string; startedAt?: string };
+  };
+  lastState?: ApiContainerStatus['state'];
+}
+
+export interface ApiPod {
+  metadata: { name: string; namespace: string; uid: string; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: Array<{ type: string; status: string; reason?: string }>;
+    containerStatuses?: ApiContainerStatus[];
+    initContainerStatuses?: ApiContainerStatus[];
+  };
+}
+
+export interface KubeletUnderTest {
+  nodeName: string;
+  manifestDir: string;
+  rootDir: string;
+  podLogsDir: string;
+  hostDir: string;
+  readOnlyPort: number;
+  healthzPort: number;
+  cri: CriClient;
+  /** Everything the kubelet wrote on stderr and stdout so far (all runs). */
+  output(): string;
+  start(extraArgs?: string[]): Promise<void>;
+  /** SIGTERM and wait for exit; the pods keep running. */
+  stop(): Promise<number | null>;
+  pods(): Promise<ApiPod[]>;
+  pod(name: string): Promise<ApiPod | undefined>;
+  writeManifest(file: string, manifest: unknown): Promise<void>;
+  removeManifest(file: string): Promise<void>;
+  /** Stops the kubelet, then removes through CRI every sandbox of this node's static pods. */
+  cleanup(): Promise<void>;
+  running(): boolean;
+}
+
+let counter = 0;
+
+export async function createKubelet(label: string): Promise<KubeletUnderTest> {
+  const nodeName = `it-${label}-${process.pid}-${counter++}`.toLowerCase();
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), `kubelet-ts-${label}-`));
+  const manifestDir = path.join(base, 'manifests');
+  const rootDir = path.join(base, 'root');
+  const podLogsDir = path.join(base, 'pod-logs');
+  const hostDir = path.join(base, 'host');
+  await Promise.all([manifestDir, rootDir, podLogsDir, hostDir].map((d) => fs.mkdir(d, { recursive: true })));
+  const readOnlyPort = await freePort();
+  const healthzPort = await freePort();
+  const configFile = path.join(base, 'kubelet-config.yaml');
+  await fs.writeFile(
+    configFile,
+    [
+      'apiVersion: kubelet.config.k8s.io/v1beta1',
+      'kind: KubeletConfiguration',
+      `readOnlyPort: ${readOnlyPort}`,
+      `healthzPort: ${healthzPort}`,
+      `podLogsDir: ${podLogsDir}`,
+      'fileCheckFrequency: 2s',
+      'syncFrequency: 10s',
+      'failSwapOn: false',
+      '',
+    ].join('\n'),
+  );
+  const endpoint = env('KUBELET_TS_CRI_ENDPOINT');
+  const cri = createCriClient({ endpoint });
+  let child: ChildProcess | undefined;
+  let exited: Promise<number | null> | undefined;
+  let output = '';
+
+  const self: KubeletUnderTest = {
+    nodeName,
+    manifestDir,
+    rootDir,
+    podLogsDir,
+    hostDir,
+    readOnlyPort,
+    healthzPort,
+    cri,
+    output: () => output,
+    running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
+    async start(extraArgs = []) {
+      if (self.running()) throw new Error('kubelet already running');
+      const args = [
+        KUBELET_MAIN,
+        `--config=${configFile}`,
+        `--pod-manifest-path=${manifestDir}`,
+        `--container-runtime-endpoint=${endpoint}`,
+        `--root-dir=${rootDir}`,
+        `--hostname-override=${nodeName}`,
+        '-v=4',
+        ...extraArgs,
+      ];
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = proc;
+      proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+      proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+      exited = new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+    },
+    async stop() {
+      if (child === undefined || exited === undefined) return null;
+      const proc = child;
+      if (self.running()) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      child = undefined;
+      return code;
+    },
+    async pods() {
+      const response = await fetch(`http://127.0.0.1:${readOnlyPort}/pods`);
+      if (response.status !== 200) throw new Error(`/pods answered ${response.status}`);
+      const body = (await response.json()) as { kind: string; items: ApiPod[] | null };
+      return body.items ?? [];
+    },
+    async pod(name) {
+      const full = `${name}-${nodeName}`;
+      return (await self.pods()).find((p) => p.metadata.name === full);
+    },
+    async writeManifest(file, manifest) {
+      const tmp = path.join(manifestDir, `.${file}.tmp`);
+      await fs.writeFile(tmp, typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2));
+      await fs.rename(tmp, path.join(manifestDir, file));
+    },
+    async removeManifest(file) {
+      await fs.rm(path.join(manifestDir, file), { force: true });
+    },
+    async cleanup() {
+      await self.stop();
+      const sandboxes = await cri.runtime.listPodSandbox({});
+      const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
+      for (const sandbox of ours) {
+        await ignoreNotFound(cri.runtime.stopPodSandbox({ podSandboxId: sandbox.id }));
+        await ignoreNotFound(cri.runtime.removePodSandbox({ podSandboxId: sandbox.id }));
+      }
+      cri.close();
+      await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+/** Waits until the kubelet's /healthz answers ok. */
+export async function waitHealthy(kubelet: KubeletUnderTest, timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    `kubelet /healthz on :${kubelet.healthzPort}`,
+    async () => {
+      if (!kubelet.running()) throw new Error(`kubelet exited:\n${kubelet.output().slice(-3000)}`);
+      const r = await fetch(`http://127.0.0.1:${kubelet.healthzPort}/healthz`);
+      return r.status === 200;
+    },
+    timeoutMs,
+  );
+}
+
+/** CRI containers of a static pod (all states), by the upstream pod name label. */
+export async function criContainersOf(kubelet: KubeletUnderTest, podName: string) {
+  const full = `${podName}-${kubelet.nodeName}`;
+  const list = await kubelet.cri.runtime.listContainers({ filter: { labelSelector: { 'io.kubernetes.pod.name': full } } });
+  return list.containers;
+}
+
+export async function criSandboxesOf(kubelet: KubeletUnderTest, podName: string) {
+  const full = `${podName}-${kubelet.nodeName}`;
+  const list = await kubelet.cri.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.name': full } } });
+  return list.items;
+}
+
+export async function runtimeScript(command: string): Promise<void> {
+  await execFileAsync('bash', [path.join(REPO_ROOT, 'scripts/test-runtime.sh'), command], { timeout: 120_000 });
+}
+
+export function containerState(pod: ApiPod | undefined, name: string): ApiContainerStatus | undefined {
+  return pod?.status?.containerStatuses?.find((c) => c.name === name);
+}
+
+export function condition(pod: ApiPod | undefined, type: string): string | undefined {
+  return pod?.status?.conditions?.find((c) => c.type === type)?.status;
+}
+
+export function busyboxPod(name: string, containers: Array<Record<string, unknown>>, spec: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { terminationGracePeriodSeconds: 2, ...spec, containers: containers.map((c) => ({ image: BUSYBOX(), ...c })) },
+  };
+}
