@@ -372,6 +372,44 @@ describe('syncPod: failures', () => {
     expect(result.results.at(-1)).toMatchObject({ target: 'app', reason: 'RunContainerError' });
   });
 
+  it('runAsNonRoot is verified against the image user (CreateContainerConfigError), and the image UID is passed on', async () => {
+    const env = setup();
+    env.images.addImage({ ref: 'numeric:1', uid: 1000 });
+    env.images.addImage({ ref: 'named:1', username: 'nobody' });
+    const nonRoot = { runAsNonRoot: true };
+    const pod = makePod({
+      containers: [
+        { name: 'root-image', image: 'busybox:1.36', securityContext: nonRoot },
+        { name: 'root-user', image: 'numeric:1', securityContext: { ...nonRoot, runAsUser: 0 } },
+        { name: 'named', image: 'named:1', securityContext: nonRoot },
+        { name: 'ok', image: 'numeric:1', securityContext: nonRoot },
+      ],
+    });
+    const result = await sync(env, pod);
+    expect(result.results.slice(2)).toEqual([
+      {
+        action: 'StartContainer',
+        target: 'root-image',
+        reason: 'CreateContainerConfigError',
+        message: 'container has runAsNonRoot and image will run as root (pod: "web_prod(uid-1)", container: root-image)',
+      },
+      {
+        action: 'StartContainer',
+        target: 'root-user',
+        reason: 'CreateContainerConfigError',
+        message: `container's runAsUser breaks non-root policy (pod: "web_prod(uid-1)", container: root-user)`,
+      },
+      {
+        action: 'StartContainer',
+        target: 'named',
+        reason: 'CreateContainerConfigError',
+        message: 'container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root (pod: "web_prod(uid-1)", container: named)',
+      },
+      { action: 'StartContainer', target: 'ok' },
+    ]);
+    expect(created(env, 'ok')[0]?.linux?.securityContext?.runAsUser).toEqual({ value: 1000 });
+  });
+
   it('a failing postStart hook kills the container and reports PostStartHookError with the upstream message', async () => {
     const env = setup();
     env.runtime.setExecHandler((_id, cmd) => (cmd.includes('fail') ? { exitCode: 1, stderr: 'boom' } : { exitCode: 0 }));

@@ -22,7 +22,8 @@ import { backoffKey } from './hash.js';
 import type { ImagePuller } from './image-puller.js';
 import { createImagePuller } from './image-puller.js';
 import { collectGarbage } from './internal/gc.js';
-import { generateContainerConfig, generatePodSandboxConfig, podLogsDirectory } from './internal/config.js';
+import { generateContainerConfig, generatePodSandboxConfig, podLogsDirectory, verifyRunAsNonRoot } from './internal/config.js';
+import type { ImageUser } from './internal/config.js';
 import { formatGoDuration } from './internal/go-duration.js';
 import { formatPod, runLifecycleHandler } from './internal/lifecycle.js';
 import { MAX_TERMINATION_MESSAGE_BYTES, readFileHead, readLastLogLines } from './internal/logs.js';
@@ -182,6 +183,7 @@ export function createRuntimeManager(options: RuntimeManagerOptions): ContainerR
 
 class RuntimeManager implements ContainerRuntime {
   readonly #runtime: RuntimeService;
+  readonly #images: ImageService;
   readonly #helper: RuntimeHelper;
   readonly #podLogsDir: string;
   readonly #probeResults: ProbeResults | undefined;
@@ -195,6 +197,7 @@ class RuntimeManager implements ContainerRuntime {
 
   constructor(options: RuntimeManagerOptions) {
     this.#runtime = options.runtimeService;
+    this.#images = options.imageService;
     this.#helper = options.helper;
     this.#podLogsDir = options.podLogsDir ?? '/var/log/pods';
     this.#probeResults = options.probeResults;
@@ -302,19 +305,21 @@ class RuntimeManager implements ContainerRuntime {
 
   async #containerStatuses(uid: string): Promise<RuntimeContainerStatus[]> {
     const listed = await this.#runtime.listContainers({ filter: { labelSelector: { [KUBERNETES_POD_UID_LABEL]: uid } } });
-    const out: RuntimeContainerStatus[] = [];
-    for (const c of listed.containers) {
-      let status: ContainerStatus | null;
-      try {
-        status = (await this.#runtime.containerStatus({ containerId: c.id, verbose: false })).status;
-      } catch (err) {
-        if (isNotFound(err)) continue;
-        throw err;
-      }
-      if (status === null) continue;
-      const converted = await this.#toContainerStatus(status);
-      if (converted !== undefined) out.push(converted);
-    }
+    // One ContainerStatus call per container, concurrently: a pod with many dead instances stays cheap.
+    const converted = await Promise.all(
+      listed.containers.map(async (c): Promise<RuntimeContainerStatus | undefined> => {
+        let status: ContainerStatus | null;
+        try {
+          status = (await this.#runtime.containerStatus({ containerId: c.id, verbose: false })).status;
+        } catch (err) {
+          // Removed between the list and the status call: as if it had not been listed.
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+        return status === null ? undefined : this.#toContainerStatus(status);
+      }),
+    );
+    const out = converted.filter((c): c is RuntimeContainerStatus => c !== undefined);
     return out.sort((a, b) => b.createdAt - a.createdAt);
   }
 
@@ -536,6 +541,9 @@ class RuntimeManager implements ContainerRuntime {
     const restartCount = await this.#restartCount(pod, container, status);
     let config;
     try {
+      const imageUser = await this.#imageUser(imageRef);
+      const refused = verifyRunAsNonRoot(pod, container, imageUser);
+      if (refused !== '') throw new Error(refused);
       const options = await this.#helper.generateRunContainerOptions(pod, container, podIPs);
       const mounts = [...options.mounts];
       const terminationPath = container.terminationMessagePath ?? '';
@@ -553,6 +561,7 @@ class RuntimeManager implements ContainerRuntime {
         runtimeHandler: this.#runtimeHandler,
         memoryCapacityBytes: this.#memoryCapacityBytes,
         cpuCfsQuota: this.#cpuCfsQuota,
+        imageUser,
       });
     } catch (err) {
       throw new StartFailure(Reason.CreateContainerConfigError, errorMessage(err), { cause: err });
@@ -591,6 +600,14 @@ class RuntimeManager implements ContainerRuntime {
         throw new StartFailure(Reason.PostStartHookError, message);
       }
     }
+  }
+
+  /** Upstream getImageUser: the image's numeric UID, else its user name; neither set means root (UID 0). */
+  async #imageUser(imageRef: string): Promise<ImageUser> {
+    const image = (await this.#images.imageStatus({ image: { image: imageRef }, verbose: false })).image;
+    if (image?.uid !== null && image?.uid !== undefined) return { uid: Number(image.uid.value), username: '' };
+    if (image !== null && image.username !== '') return { uid: undefined, username: image.username };
+    return { uid: 0, username: '' };
   }
 
   /** Creates `<podDir>/containers/<name>/<random id>` (mode 0666) for the termination message (upstream makeMounts). */

@@ -99,7 +99,7 @@ export function generatePodSandboxConfig(input: SandboxConfigInput): PodSandboxC
 }
 
 /** Upstream DetermineEffectiveSecurityContext: the container's settings over the pod's. */
-function effectiveSecurityContext(pod: Pod, container: Container): SecurityContext {
+export function effectiveSecurityContext(pod: Pod, container: Container): SecurityContext {
   const podSc = pod.spec.securityContext;
   const sc: SecurityContext = { ...(container.securityContext ?? {}) };
   if (sc.runAsUser === undefined && podSc?.runAsUser !== undefined) sc.runAsUser = podSc.runAsUser;
@@ -118,8 +118,32 @@ function seccompProfile(sc: SecurityContext): SecurityProfile {
   return { profileType: 'Localhost', localhostRef: profile.localhostProfile ?? '' };
 }
 
+/** The user an image runs as (upstream getImageUser): a numeric UID, else a user name; neither means root. */
+export interface ImageUser {
+  uid: number | undefined;
+  username: string;
+}
+
+/**
+ * Upstream verifyRunAsNonRoot: with runAsNonRoot, refuse runAsUser 0, an image running as root,
+ * or an image user given by name (it cannot be checked). Returns the error message, or ''.
+ */
+export function verifyRunAsNonRoot(pod: Pod, container: Container, user: ImageUser): string {
+  const sc = effectiveSecurityContext(pod, container);
+  if (sc.runAsNonRoot !== true) return '';
+  const podName = JSON.stringify(`${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`);
+  if (sc.runAsUser !== undefined) {
+    return sc.runAsUser === 0 ? `container's runAsUser breaks non-root policy (pod: ${podName}, container: ${container.name})` : '';
+  }
+  if (user.uid === 0) return `container has runAsNonRoot and image will run as root (pod: ${podName}, container: ${container.name})`;
+  if (user.uid === undefined && user.username !== '') {
+    return `container has runAsNonRoot and image has non-numeric user (${user.username}), cannot verify user is non-root (pod: ${podName}, container: ${container.name})`;
+  }
+  return '';
+}
+
 /** Upstream determineEffectiveSecurityContext → CRI LinuxContainerSecurityContext. */
-export function containerSecurityContext(pod: Pod, container: Container): LinuxContainerSecurityContext {
+export function containerSecurityContext(pod: Pod, container: Container, imageUser?: ImageUser): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   const podSc = pod.spec.securityContext;
   const supplementalGroups = [...(podSc?.fsGroup === undefined ? [] : [podSc.fsGroup]), ...(podSc?.supplementalGroups ?? [])];
@@ -131,7 +155,14 @@ export function containerSecurityContext(pod: Pod, container: Container): LinuxC
     noNewPrivs: sc.allowPrivilegeEscalation === false,
     namespaceOptions: namespacesForPod(pod),
     seccomp: seccompProfile(sc),
-    ...(sc.runAsUser === undefined ? {} : { runAsUser: { value: sc.runAsUser } }),
+    // No runAsUser in the spec: the image's user, as upstream passes it on.
+    ...(sc.runAsUser !== undefined
+      ? { runAsUser: { value: sc.runAsUser } }
+      : imageUser?.uid !== undefined
+        ? { runAsUser: { value: imageUser.uid } }
+        : imageUser !== undefined && imageUser.username !== ''
+          ? { runAsUsername: imageUser.username }
+          : {}),
     ...(sc.runAsGroup === undefined ? {} : { runAsGroup: { value: sc.runAsGroup } }),
     ...(supplementalGroups.length === 0 ? {} : { supplementalGroups }),
     ...(sc.seLinuxOptions === undefined ? {} : { selinuxOptions: { ...sc.seLinuxOptions } }),
@@ -153,6 +184,7 @@ export interface ContainerConfigInput {
   runtimeHandler: string | undefined;
   memoryCapacityBytes: number;
   cpuCfsQuota: boolean;
+  imageUser?: ImageUser;
 }
 
 /** Upstream generateContainerConfig + generateLinuxContainerConfig. */
@@ -192,7 +224,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
         memoryLimitInBytes: resources.memoryLimitInBytes,
         oomScoreAdj: resources.oomScoreAdj,
       },
-      securityContext: containerSecurityContext(pod, container),
+      securityContext: containerSecurityContext(pod, container, input.imageUser),
     },
   };
 }
