@@ -125,11 +125,20 @@ take_lock() {
 
 # --- processes ----------------------------------------------------------------
 
+# The command line of PID $1 with spaces between arguments (builtins only: this
+# runs for every process on the machine).
+cmdline_of() {
+  local args=()
+  { mapfile -d '' args <"/proc/$1/cmdline"; } 2>/dev/null || return 1
+  ((${#args[@]} > 0)) || return 1
+  printf '%s ' "${args[@]}"
+}
+
 # True when $1 is a live process whose command line contains $2.
 pid_matches() {
   local pid=$1 needle=$2 cmdline
   [[ $pid =~ ^[0-9]+$ ]] || return 1
-  cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+  cmdline=$(cmdline_of "$pid") || return 1
   [[ $cmdline == *"$needle"* ]]
 }
 
@@ -137,10 +146,13 @@ read_pid() { [[ -f $1 ]] && tr -dc '0-9' <"$1" || true; }
 
 # PIDs of live processes whose command line contains every argument.
 find_pids() {
-  local proc pid cmdline needle ok
+  local proc pid cmdline needle ok args
   for proc in /proc/[0-9]*; do
     pid=${proc#/proc/}
-    cmdline=$(tr '\0' ' ' 2>/dev/null <"$proc/cmdline") || continue
+    args=()
+    { mapfile -d '' args <"$proc/cmdline"; } 2>/dev/null || continue
+    ((${#args[@]} > 0)) || continue
+    cmdline="${args[*]} "
     ok=1
     for needle in "$@"; do [[ $cmdline == *"$needle"* ]] || ok=0; done
     ((ok)) && [[ $pid != "$$" && $pid != "$BASHPID" ]] && echo "$pid"
@@ -200,7 +212,8 @@ compile_helper() {
   local name=$1 mode=$2 src=$RUNTIME_SRC/$1.c out=$BIN_DIR/$1 key
   local flags=(-Os -Wall -Wextra -Werror -Wl,--build-id=none)
   [[ $mode == static ]] && flags+=(-static -s)
-  key=$({ sha256sum <"$src"; gcc --version | head -n 1; echo "${flags[*]}"; } | sha256sum | cut -c1-64)
+  [[ -n ${GCC_VERSION:-} ]] || GCC_VERSION=$(gcc --version | head -n 1)
+  key=$({ sha256sum <"$src"; echo "$GCC_VERSION ${flags[*]}"; } | sha256sum | cut -c1-64)
   [[ -x $out && $(cat "$out.inputs" 2>/dev/null) == "$key" ]] && return 0
   local extra=()
   [[ $name == bcrypt-hash ]] && extra=(-lcrypt)
@@ -210,7 +223,14 @@ compile_helper() {
   log "compiled $name"
 }
 
-json_string() { node -e 'process.stdout.write(JSON.stringify(process.argv[1]))' "$1"; }
+# A JSON string literal for $1 (enough for the plain text written into images).
+json_string() {
+  local text=${1//\\/\\\\}
+  text=${text//\"/\\\"}
+  text=${text//$'\n'/\\n}
+  text=${text//$'\t'/\\t}
+  printf '"%s"' "$text"
+}
 
 # The root filesystem shared by the busybox and http-echo images, as spec entries.
 busybox_rootfs_entries() {
@@ -233,11 +253,12 @@ busybox_rootfs_entries() {
 }
 
 write_spec() {
-  local name=$1 ref=$2 config=$3 entries=$4 spec=$IMAGES_DIR/specs/$1.json
+  local name=$1 ref=$2 config=$3 entries=$4 spec=$IMAGES_DIR/specs/${1//\//_}.json
   mkdir -p "$IMAGES_DIR/specs"
   printf '{"ref":"%s","out":"%s","config":%s,"rootfs":[\n%s\n]}\n' \
     "$ref" "$IMAGES_DIR/$name.tar" "$config" "$entries" >"$spec.tmp"
   mv -f "$spec.tmp" "$spec"
+  echo "$spec"
 }
 
 build_images() {
@@ -246,21 +267,31 @@ build_images() {
   compile_helper http-echo static
   compile_helper bcrypt-hash dynamic
 
-  local env="\"Env\":[\"PATH=$IMAGE_PATH\"]" busybox_entries
-  busybox_entries=$(busybox_rootfs_entries)
-  write_spec pause "$PAUSE_IMAGE" "{$env,\"Entrypoint\":[\"/pause\"]}" \
-    "{\"type\":\"file\",\"path\":\"pause\",\"source\":\"$BIN_DIR/pause\",\"mode\":\"0755\"}"
-  write_spec busybox "$BUSYBOX_IMAGE" "{$env,\"Cmd\":[\"sh\"]}" "$busybox_entries"
-  write_spec http-echo "$HTTP_IMAGE" "{$env,\"Cmd\":[\"/http-echo\"],\"ExposedPorts\":{\"8080/tcp\":{}}}" \
-    "$busybox_entries,
+  local env="\"Env\":[\"PATH=$IMAGE_PATH\"]" busybox http_echo specs=()
+  busybox=$(busybox_rootfs_entries)
+  http_echo="$busybox,
 {\"type\":\"file\",\"path\":\"http-echo\",\"source\":\"$BIN_DIR/http-echo\",\"mode\":\"0755\"}"
+  specs+=("$(write_spec pause "$PAUSE_IMAGE" "{$env,\"Entrypoint\":[\"/pause\"]}" \
+    "{\"type\":\"file\",\"path\":\"pause\",\"source\":\"$BIN_DIR/pause\",\"mode\":\"0755\"}")")
+  specs+=("$(write_spec busybox "$BUSYBOX_IMAGE" "{$env,\"Cmd\":[\"sh\"]}" "$busybox")")
+  specs+=("$(write_spec http-echo "$HTTP_IMAGE" "{$env,\"Cmd\":[\"/http-echo\"],\"ExposedPorts\":{\"8080/tcp\":{}}}" "$http_echo")")
+  # The registry copies differ from the imported images by a label, so they get
+  # their own image IDs: a test that pulls one and then removes it (RemoveImage
+  # drops every tag of an image ID) cannot untag the imported images.
+  local label="\"Labels\":{\"io.kubelet-ts.test-image.source\":\"registry\"}"
+  specs+=("$(write_spec registry/busybox "127.0.0.1:$REGISTRY_PORT/kubelet-ts/busybox:test" \
+    "{$env,$label,\"Cmd\":[\"sh\"]}" "$busybox")")
+  specs+=("$(write_spec registry/http-echo "127.0.0.1:$REGISTRY_PORT/kubelet-ts/http-echo:test" \
+    "{$env,$label,\"Cmd\":[\"/http-echo\"],\"ExposedPorts\":{\"8080/tcp\":{}}}" "$http_echo")")
+  label="\"Labels\":{\"io.kubelet-ts.test-image.source\":\"auth-registry\"}"
+  specs+=("$(write_spec auth-registry/busybox "127.0.0.1:$AUTH_REGISTRY_PORT/kubelet-ts/busybox:private" \
+    "{$env,$label,\"Cmd\":[\"sh\"]}" "$busybox")")
 
-  local name line
-  for name in pause busybox http-echo; do
-    line=$(TMPDIR=$DIR/tmp node "$RUNTIME_SRC/build-image.mjs" "$IMAGES_DIR/specs/$name.json") ||
-      die "could not build the $name image"
+  local output line
+  output=$(TMPDIR=$DIR/tmp node "$RUNTIME_SRC/build-image.mjs" "${specs[@]}") || die "could not build the test images"
+  while read -r line; do
     [[ $line == *" built" ]] && log "built image ${line% built}"
-  done
+  done <<<"$output"
   return 0
 }
 
@@ -498,7 +529,8 @@ stop_containerd() {
 
 # Imports each image unless containerd already has it with the same digest.
 import_images() {
-  local name ref digest current
+  local name ref digest current listing
+  listing=$(ctr_ -n k8s.io images ls 2>/dev/null)
   for name in pause busybox http-echo; do
     case $name in
       pause) ref=$PAUSE_IMAGE ;;
@@ -506,7 +538,7 @@ import_images() {
       http-echo) ref=$HTTP_IMAGE ;;
     esac
     digest=$(cat "$IMAGES_DIR/$name.tar.digest")
-    current=$(ctr_ -n k8s.io images ls "name==$ref" 2>/dev/null | awk 'NR > 1 { print $3 }')
+    current=$(awk -v ref="$ref" '$1 == ref { print $3 }' <<<"$listing")
     [[ $current == "$digest" ]] && continue
     quiet ctr_ -n k8s.io images import "$IMAGES_DIR/$name.tar" || die "could not import $IMAGES_DIR/$name.tar"
     log "imported $ref"
@@ -525,7 +557,26 @@ registry_pid() {
   fi
 }
 
-http_status() { node "$RUNTIME_SRC/probe.mjs" http-status "$@"; }
+# Prints the status code of `HEAD <url>` (0 when nothing answers), with basic
+# auth when a user is given. Plain bash (/dev/tcp): no curl on a fresh machine.
+http_status() {
+  local url=$1 user=${2:-} password=${3:-} hostport path fd status auth=''
+  hostport=${url#http://}
+  path=/${hostport#*/}
+  hostport=${hostport%%/*}
+  [[ -n $user ]] && auth="Authorization: Basic $(printf '%s:%s' "$user" "$password" | base64 -w0)"$'\r\n'
+  if ! { exec {fd}<>"/dev/tcp/${hostport%:*}/${hostport##*:}"; } 2>/dev/null; then
+    echo 0
+    return 0
+  fi
+  # Registries answer 404 for an OCI manifest unless the client accepts it.
+  printf 'HEAD %s HTTP/1.1\r\nHost: %s\r\nAccept: %s\r\n%sConnection: close\r\n\r\n' "$path" "$hostport" \
+    'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' \
+    "$auth" >&"$fd" 2>/dev/null || true
+  IFS=' ' read -r -t 5 _ status _ <&"$fd" || status=0
+  exec {fd}>&-
+  echo "${status:-0}"
+}
 
 registry_password() {
   local file=$REGISTRY_DIR/$AUTH_REGISTRY_PORT/password
@@ -675,9 +726,10 @@ cmd_up() {
   start_registry "$AUTH_REGISTRY_PORT" 1
   local password
   password=$(registry_password)
-  push_image "$IMAGES_DIR/busybox.tar" "127.0.0.1:$REGISTRY_PORT/kubelet-ts/busybox:test"
-  push_image "$IMAGES_DIR/http-echo.tar" "127.0.0.1:$REGISTRY_PORT/kubelet-ts/http-echo:test"
-  push_image "$IMAGES_DIR/busybox.tar" "127.0.0.1:$AUTH_REGISTRY_PORT/kubelet-ts/busybox:private" "$REGISTRY_USER" "$password"
+  push_image "$IMAGES_DIR/registry/busybox.tar" "127.0.0.1:$REGISTRY_PORT/kubelet-ts/busybox:test"
+  push_image "$IMAGES_DIR/registry/http-echo.tar" "127.0.0.1:$REGISTRY_PORT/kubelet-ts/http-echo:test"
+  push_image "$IMAGES_DIR/auth-registry/busybox.tar" "127.0.0.1:$AUTH_REGISTRY_PORT/kubelet-ts/busybox:private" \
+    "$REGISTRY_USER" "$password"
   log "registries ready"
   write_env
   log "up: environment ready; load it with: source $DIR/env"

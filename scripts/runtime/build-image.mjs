@@ -2,7 +2,7 @@
 // Builds a single-layer OCI image archive offline and deterministically, for the
 // runtime test environment (scripts/test-runtime.sh).
 //
-//   node scripts/runtime/build-image.mjs <spec.json>
+//   node scripts/runtime/build-image.mjs <spec.json>...
 //
 // The spec names the image, the output archive, the image config and every entry
 // of the root filesystem (so the layer never depends on the host's umask, owners
@@ -22,7 +22,7 @@
 // mtime 0; JSON documents have a fixed key order. The same inputs give the same
 // bytes, so the same digests. When the inputs (spec, source file contents and
 // this script) are unchanged since the last build, nothing is rebuilt.
-// Prints one line: `<ref> <manifest digest> built|cached`.
+// Prints one line per spec: `<ref> <manifest digest> built|cached`.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -62,7 +62,7 @@ function readSpec(specPath) {
     fail(`${specPath}: cannot read the spec: ${err.message}`);
   }
   const problems = [];
-  if (typeof spec.ref !== 'string' || !/^[a-z0-9./_-]+(:[\w.-]+)$/.test(spec.ref)) problems.push('ref: expected name:tag');
+  if (typeof spec.ref !== 'string' || !/^[a-z0-9./_:-]+:[\w.-]+$/.test(spec.ref)) problems.push('ref: expected name:tag');
   if (typeof spec.out !== 'string' || !path.isAbsolute(spec.out)) problems.push('out: expected an absolute path');
   if (typeof spec.config !== 'object' || spec.config === null) problems.push('config: expected an object');
   if (!Array.isArray(spec.rootfs) || spec.rootfs.length === 0) problems.push('rootfs: expected a non-empty array');
@@ -197,9 +197,7 @@ function build(spec, inputs) {
   }
 }
 
-function main() {
-  const specPath = process.argv[2];
-  if (!specPath) fail('usage: build-image.mjs <spec.json>');
+function buildOne(specPath) {
   const spec = readSpec(specPath);
   const inputs = inputsDigest(spec);
   const readOr = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '');
@@ -209,6 +207,12 @@ function main() {
   }
   const digest = build(spec, inputs);
   process.stdout.write(`${spec.ref} ${digest} built\n`);
+}
+
+function main() {
+  const specPaths = process.argv.slice(2);
+  if (specPaths.length === 0) fail('usage: build-image.mjs <spec.json>...');
+  for (const specPath of specPaths) buildOne(specPath);
 }
 
 main();

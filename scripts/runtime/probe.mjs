@@ -6,14 +6,12 @@
 //   probe.mjs cri-status <socket>                    print version and runtime conditions
 //   probe.mjs cri-teardown <socket>                  stop and remove every pod sandbox (and any
 //                                                    container left) through the CRI
-//   probe.mjs http-status <url> [user] [password]    print the HTTP status code of a HEAD request
 //
 // The CRI calls are plain gRPC over HTTP/2 on the unix socket with hand-encoded
 // protobuf (only a few string/bool fields of runtime.v1 are used), so this does
 // not depend on the project's generated CRI client.
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
-import * as http from 'node:http';
 
 const RUNTIME = '/runtime.v1.RuntimeService';
 const RPC_TIMEOUT_MS = 10_000;
@@ -33,10 +31,6 @@ function varint(value) {
 function stringField(field, text) {
   const data = Buffer.from(text, 'utf8');
   return Buffer.concat([varint((field << 3) | 2), varint(data.length), data]);
-}
-
-function boolField(field, value) {
-  return Buffer.concat([varint(field << 3), varint(value ? 1 : 0)]);
 }
 
 // Decodes one message level into field number -> list of values (Buffer for
@@ -209,26 +203,10 @@ async function criTeardown(socketPath) {
   return failures === 0 ? 0 : 1;
 }
 
-function httpStatus(url, user, password) {
-  return new Promise((resolve) => {
-    const headers = {
-      Accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
-    };
-    if (user) headers.Authorization = `Basic ${Buffer.from(`${user}:${password ?? ''}`).toString('base64')}`;
-    const req = http.request(url, { method: 'HEAD', headers, timeout: 5000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
-
 async function main() {
   const [command, arg, ...rest] = process.argv.slice(2);
   if (!command || !arg) {
-    process.stderr.write('usage: probe.mjs cri-ready|cri-status|cri-teardown <socket> | http-status <url> [user] [password]\n');
+    process.stderr.write('usage: probe.mjs cri-ready|cri-status|cri-teardown <socket>\n');
     return 2;
   }
   switch (command) {
@@ -244,9 +222,6 @@ async function main() {
     }
     case 'cri-teardown':
       return criTeardown(arg);
-    case 'http-status':
-      process.stdout.write(`${await httpStatus(arg, rest[0], rest[1])}\n`);
-      return 0;
     default:
       process.stderr.write(`probe.mjs: unknown command ${command}\n`);
       return 2;
