@@ -474,6 +474,39 @@ describe('killPod', () => {
     expect(await env.manager.getPods(false)).toEqual([]);
   });
 
+  it('stops regular containers first, then sidecars in reverse order within what is left of the grace period', async () => {
+    const env = setup();
+    const pod = makePod({
+      terminationGracePeriodSeconds: 10,
+      initContainers: [
+        { name: 's1', image: 'web:1', restartPolicy: 'Always' },
+        { name: 's2', image: 'web:1', restartPolicy: 'Always' },
+      ],
+      containers: [side],
+    });
+    await sync(env, pod);
+    await sync(env, pod);
+    await sync(env, pod);
+    const r = await running(env, pod);
+    expect(r.containers.map((c) => c.name).sort()).toEqual(['s1', 's2', 'side']);
+    const byId = new Map(r.containers.map((c) => [c.id, c.name]));
+    env.runtime.ignoreSigterm(r.containers.find((c) => c.name === 'side')?.id ?? '');
+    const killing = env.manager.killPod(pod, r);
+    await flushMicrotasks();
+    await env.clock.advance(10_000); // the regular container uses the whole grace period
+    const result = await killing;
+    expect(result.error).toBeUndefined();
+    const stops = env.runtime.callsOf('stopContainer').map((c) => {
+      const req = c.request as { containerId: string; timeout: number };
+      return [byId.get(req.containerId), req.timeout];
+    });
+    expect(stops).toEqual([
+      ['side', 10],
+      ['s2', 2],
+      ['s1', 2],
+    ]);
+  });
+
   it('grace period: deletionGracePeriodSeconds wins over the spec; the override wins over both; never below 2 s', async () => {
     const env = setup();
     const pod = makePod({ containers: [side] });

@@ -677,19 +677,29 @@ class RuntimeManager implements ContainerRuntime {
       }
       return podIP;
     };
-    const containerResults = await Promise.all(
-      toStop.map(async (c): Promise<SyncResult> => {
-        const result: SyncResult = { action: 'KillContainer', target: c.name };
-        try {
-          const spec = pod === undefined ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((s) => s.name === c.name);
-          await this.#killContainer(pod, c.id, c.name, spec, '', ContainerKillReason.None, gracePeriodOverrideSeconds, undefined, () => ipOf(c.sandboxId));
-        } catch (err) {
-          result.reason = Reason.KillContainerError;
-          result.message = errorMessage(err);
-        }
-        return result;
-      }),
-    );
+    const started = this.#clock.now();
+    const kill = async (c: RunningContainer, deadline: number | undefined): Promise<SyncResult> => {
+      const result: SyncResult = { action: 'KillContainer', target: c.name };
+      try {
+        const spec = pod === undefined ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((s) => s.name === c.name);
+        await this.#killContainer(pod, c.id, c.name, spec, '', ContainerKillReason.None, gracePeriodOverrideSeconds, undefined, () => ipOf(c.sandboxId), deadline);
+      } catch (err) {
+        result.reason = Reason.KillContainerError;
+        result.message = errorMessage(err);
+      }
+      return result;
+    };
+    // Sidecars (restartable init containers) outlive the regular containers and stop last, in
+    // reverse order of their start, within what is left of the pod's grace period (KEP-753).
+    const sidecarOrder = (pod?.spec.initContainers ?? []).filter(isRestartableInitContainer).map((c) => c.name);
+    const sidecars = toStop.filter((c) => sidecarOrder.includes(c.name)).sort((a, b) => sidecarOrder.indexOf(b.name) - sidecarOrder.indexOf(a.name));
+    const regular = toStop.filter((c) => !sidecarOrder.includes(c.name));
+    const containerResults = await Promise.all(regular.map((c) => kill(c, undefined)));
+    if (sidecars.length > 0 && pod !== undefined) {
+      const podGrace = gracePeriodOverrideSeconds ?? pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? MINIMUM_GRACE_PERIOD_SECONDS;
+      const deadline = started + podGrace * 1000;
+      for (const c of sidecars) containerResults.push(await kill(c, deadline));
+    }
     results.push(...containerResults);
 
     const sandboxResult: SyncResult = { action: 'KillPodSandbox', target: running.uid };
@@ -722,6 +732,7 @@ class RuntimeManager implements ContainerRuntime {
     gracePeriodOverrideSeconds: number | undefined,
     podIP: string | undefined,
     podIPLookup?: () => Promise<string>,
+    deadline?: number,
   ): Promise<void> {
     let effectivePod = pod;
     let container = spec;
@@ -737,6 +748,8 @@ class RuntimeManager implements ContainerRuntime {
     }
     let grace = terminationGracePeriod(effectivePod, container, reason);
     if (gracePeriodOverrideSeconds !== undefined) grace = gracePeriodOverrideSeconds;
+    // A sidecar stopped after the others gets only what is left of the pod's grace period.
+    if (deadline !== undefined) grace = Math.min(grace, Math.max(0, Math.ceil((deadline - this.#clock.now()) / 1000)));
     this.#logger.info('Killing container with a grace period', {
       pod: podFullName(effectivePod),
       containerName: name,
