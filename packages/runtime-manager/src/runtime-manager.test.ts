@@ -433,6 +433,7 @@ describe('syncPod: failures', () => {
     env.runtime.injectError('runPodSandbox', 'UNKNOWN');
     const result = await sync(env, makePod());
     expect(summary(result.results)).toEqual(['KillPodSandbox:uid-1', 'CreatePodSandbox:web_prod:CreatePodSandboxError']);
+    expect(result.results[1]?.message).toMatch(/^Failed to create sandbox for pod "web_prod\(uid-1\)": /);
     expect(env.runtime.callsOf('createContainer')).toHaveLength(0);
   });
 });

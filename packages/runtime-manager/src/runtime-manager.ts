@@ -371,7 +371,9 @@ class RuntimeManager implements ContainerRuntime {
       const killed = await this.killPod(pod, toRunningPodFromStatus(status));
       results.push(...killed.results);
       if (killed.error !== undefined) return { results, error: killed.error };
-      if (actions.createSandbox) await this.#purgeInitContainers(pod, status);
+      // Nothing left to run (all done, or a failed init container under restartPolicy Never).
+      if (!actions.createSandbox) return { results };
+      await this.#purgeInitContainers(pod, status);
     } else {
       for (const kill of actions.containersToKill) {
         const result: SyncResult = { action: 'KillContainer', target: kill.name };
@@ -398,7 +400,7 @@ class RuntimeManager implements ContainerRuntime {
         sandboxId = await this.#createPodSandbox(pod, actions.attempt);
       } catch (err) {
         result.reason = Reason.CreatePodSandboxError;
-        result.message = `Failed to create pod sandbox: ${criMessage(err)}`;
+        result.message = `Failed to create sandbox for pod ${JSON.stringify(formatPod(pod))}: ${criMessage(err)}`;
         log.error('CreatePodSandbox for pod failed', { err: errorMessage(err) });
         return { results, error: resultError(results) };
       }
