@@ -4,6 +4,7 @@
 # test cgroup root. Integration tests find it through $KUBELET_TS_RUNTIME_DIR/env.
 #
 #   bash scripts/test-runtime.sh up                  install, build, start (idempotent)
+#   bash scripts/test-runtime.sh install             only install the Debian packages it needs
 #   bash scripts/test-runtime.sh down [--purge]      tear everything down (--purge also drops the image cache)
 #   bash scripts/test-runtime.sh env                 print the env file
 #   bash scripts/test-runtime.sh status              print what is running; exit 1 if something is not
@@ -12,8 +13,9 @@
 #   bash scripts/test-runtime.sh start-containerd    start containerd with the same config
 #
 # Runs as root on Debian 12. Never touches a system containerd (/var/lib/containerd,
-# /run/containerd, /etc/containerd) nor cgroups outside $KUBELET_TS_CGROUP_ROOT.
-# See docs/testing.md.
+# /run/containerd, /etc/containerd) nor cgroups outside $KUBELET_TS_CGROUP_ROOT; the
+# only files outside $KUBELET_TS_RUNTIME_DIR are containerd 1.6's own shim sockets
+# (/run/containerd/s, hard-coded) and libcni's cache (/var/lib/cni). See docs/testing.md.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -735,6 +737,14 @@ cmd_up() {
   log "up: environment ready; load it with: source $DIR/env"
 }
 
+cmd_install() {
+  require_root
+  take_lock
+  ensure_packages
+  require_tools
+  log "install: every package is installed"
+}
+
 cmd_down() {
   require_root
   local purge=0
@@ -870,6 +880,7 @@ main() {
   shift || true
   case $command in
     up) cmd_up ;;
+    install) cmd_install ;;
     down) cmd_down "$@" ;;
     env) cmd_env ;;
     status) cmd_status ;;
