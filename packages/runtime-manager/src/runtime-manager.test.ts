@@ -23,7 +23,9 @@ afterEach(async () => {
 class TestHelper implements RuntimeHelper {
   fail: Error | undefined;
   extraMounts: RunContainerOptions['mounts'] = [];
-  async generateRunContainerOptions(pod: Pod, container: Container): Promise<RunContainerOptions> {
+  seenPodIPs: string[][] = [];
+  async generateRunContainerOptions(pod: Pod, container: Container, podIPs: string[]): Promise<RunContainerOptions> {
+    this.seenPodIPs.push(podIPs);
     if (this.fail !== undefined) throw this.fail;
     return {
       env: (container.env ?? []).filter((e) => e.value !== undefined).map((e) => ({ name: e.name, value: e.value ?? '' })),
@@ -168,6 +170,8 @@ describe('syncPod: a fresh pod', () => {
 
     const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
     expect(status.ips).toHaveLength(1);
+    // the new sandbox's IP reaches the run options (downward API, /etc/hosts) of both containers
+    expect(env.helper.seenPodIPs).toEqual([status.ips, status.ips]);
     expect(status.sandboxes).toMatchObject([{ state: 'ready', attempt: 0, hostNetwork: false }]);
     expect(status.containers.map((c) => [c.name, c.state, c.restartCount, c.hash]).sort()).toEqual([
       ['app', 'running', 0, hashContainer(app)],
