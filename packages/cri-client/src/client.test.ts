@@ -187,3 +187,34 @@ describe('createCriClient without a runtime', () => {
     expect(() => createCriClient({ endpoint: '/x.sock', maxMessageBytes: 0 })).toThrow(/maxMessageBytes/);
   });
 });
+
+describe('createCriClient lifecycle', () => {
+  it('rejects calls after close() with CANCELLED instead of throwing', async () => {
+    const server = createTestServer({ status: () => ({}) });
+    await server.start();
+    const client = createCriClient({ endpoint: server.endpoint });
+    await client.runtime.status({});
+    client.close();
+    await expect(client.runtime.status({})).rejects.toMatchObject({ code: 'CANCELLED', message: expect.stringContaining('closed') });
+    await expect(client.image.listImages({})).rejects.toMatchObject({ code: 'CANCELLED' });
+    await server.stop();
+  });
+
+  it('does not fail a concurrent caller when another caller aborts during the version check', async () => {
+    const server = createTestServer({
+      version: () => new Promise((resolve) => setTimeout(() => resolve({ runtimeApiVersion: 'v1' }), 100)),
+      status: () => ({}),
+    });
+    await server.start();
+    const client = createCriClient({ endpoint: server.endpoint });
+    const controller = new AbortController();
+    const aborted = client.runtime.status({}, { signal: controller.signal });
+    const other = client.runtime.status({});
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect(other).resolves.toHaveProperty('info');
+    expect(server.calls.filter((c) => c.method === 'version')).toHaveLength(1);
+    client.close();
+    await server.stop();
+  });
+});

@@ -117,6 +117,7 @@ class Connection {
   readonly #negotiatesVersion: boolean;
   #version: VersionResponse | undefined;
   #negotiation: Promise<VersionResponse> | undefined;
+  #closed = false;
 
   constructor(
     service: 'RuntimeService' | 'ImageService',
@@ -148,7 +149,12 @@ class Connection {
   }
 
   close(): void {
+    this.#closed = true;
     this.#client.close();
+  }
+
+  #closedError(rpc: string): CriError {
+    return new CriError(`${rpc} (${this.#target}): CANCELLED: the CRI client was closed`, { code: 'CANCELLED', method: rpc });
   }
 
   async #unary(name: string, definition: AnyMethodDefinition, request: unknown, options: RemoveCallOptions = {}): Promise<unknown> {
@@ -174,6 +180,7 @@ class Connection {
     if (signal?.aborted === true) {
       return Promise.reject(new CriError(`${rpc} (${this.#target}): CANCELLED: aborted before the call`, { code: 'CANCELLED', method: rpc, cause: signal.reason }));
     }
+    if (this.#closed) return Promise.reject(this.#closedError(rpc));
     return new Promise((resolve, reject) => {
       const callOptions: grpc.CallOptions = timeoutMs > 0 ? { deadline: Date.now() + timeoutMs } : {};
       const call = this.#client.makeUnaryRequest(
@@ -203,6 +210,7 @@ class Connection {
     const rpc = rpcName(definition);
     const { signal } = options;
     if (signal?.aborted === true) return;
+    if (this.#closed) throw this.#closedError(rpc);
     if (this.#negotiatesVersion) await this.#ensureVersion(rpc, signal);
     const timeoutMs = options.timeoutMs ?? (name === 'getContainerEvents' ? 0 : this.#timeouts.defaultMs);
     const call = this.#client.makeServerStreamRequest(
@@ -232,17 +240,27 @@ class Connection {
    * whenever the channel is not READY, i.e. after the runtime went away and came back.
    */
   async #ensureVersion(rpc: string, signal: AbortSignal | undefined): Promise<void> {
+    if (this.#closed) throw this.#closedError(rpc);
     const state = this.#client.getChannel().getConnectivityState(false);
     if (this.#version !== undefined && state === grpc.connectivityState.READY) return;
     if (this.#version !== undefined) {
       this.#logger.debug('connection not ready, checking the runtime version again', { method: rpc });
       this.#version = undefined;
     }
-    this.#negotiation ??= this.#negotiate(signal).finally(() => {
-      this.#negotiation = undefined;
-    });
+    // Shared by concurrent callers, so it does not take any one caller's signal; each caller can still abort its wait.
+    if (signal?.aborted === true) {
+      throw new CriError(`${rpc} (${this.#target}): CANCELLED: aborted before the call`, { code: 'CANCELLED', method: rpc, cause: signal.reason });
+    }
+    if (this.#negotiation === undefined) {
+      const negotiation = this.#negotiate().finally(() => {
+        this.#negotiation = undefined;
+      });
+      // Callers see the failure through their own await; an abandoned negotiation must not be an unhandled rejection.
+      negotiation.catch(() => undefined);
+      this.#negotiation = negotiation;
+    }
     try {
-      await this.#negotiation;
+      await abortable(this.#negotiation, signal, () => new CriError(`${rpc} (${this.#target}): CANCELLED: aborted while checking the runtime version`, { code: 'CANCELLED', method: rpc, cause: signal?.reason }));
     } catch (err) {
       const error = CriError.from(err, rpc, this.#target);
       if (error.method === rpc || error.code === 'VERSION_MISMATCH') throw error;
@@ -251,13 +269,13 @@ class Connection {
     }
   }
 
-  async #negotiate(signal: AbortSignal | undefined): Promise<VersionResponse> {
+  async #negotiate(): Promise<VersionResponse> {
     const definition = this.#methods.get('version');
     if (definition === undefined) throw new Error('RuntimeService.version missing from the CRI descriptor');
     const rpc = rpcName(definition);
     let response: VersionResponse;
     try {
-      response = (await this.#call(rpc, definition, { version: KUBE_RUNTIME_API_VERSION }, { signal }, this.#timeouts.readMs)) as VersionResponse;
+      response = (await this.#call(rpc, definition, { version: KUBE_RUNTIME_API_VERSION }, {}, this.#timeouts.readMs)) as VersionResponse;
     } catch (err) {
       if (err instanceof CriError && err.code === 'UNIMPLEMENTED') {
         throw new CriError(`${rpc} (${this.#target}): VERSION_MISMATCH: the runtime does not implement CRI v1 (runtime.v1.RuntimeService)`, {
@@ -290,6 +308,26 @@ class Connection {
     if (EXTENDED_BY_REQUEST_TIMEOUT.has(name)) return this.#timeouts.defaultMs + requestTimeoutSeconds(request) * 1000;
     return this.#timeouts.defaultMs;
   }
+}
+
+/** Waits for `promise`, or rejects with `onAbort()` as soon as the signal aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(onAbort());
+  return new Promise<T>((resolve, reject) => {
+    const listener = (): void => reject(onAbort());
+    signal.addEventListener('abort', listener, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', listener);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', listener);
+        reject(err);
+      },
+    );
+  });
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

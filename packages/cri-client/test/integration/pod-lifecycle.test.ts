@@ -160,6 +160,23 @@ describe('CRI v1 against the real containerd: pod lifecycle', () => {
     expect(exited.containers.map((c) => c.id)).toEqual([containerId]);
   });
 
+  it('reports a container killed by the cgroup OOM killer as 137 OOMKilled', async () => {
+    const pod = testPod('oom', { hostNetwork: true });
+    const podSandboxId = await runSandbox(client, pod, cleanup);
+    const containerId = await startContainer(
+      podSandboxId,
+      pod,
+      busybox('hog', ['sh', '-c', 'a=$(head -c 200000000 /dev/zero | tr "\\000" x); echo survived'], {
+        linux: { resources: { memoryLimitInBytes: 32 * 1024 * 1024 } },
+      }),
+    );
+    const status = await waitFor('the container to be OOM-killed', async () => {
+      const s = (await client.runtime.containerStatus({ containerId })).status;
+      return s?.state === 'CONTAINER_EXITED' ? s : undefined;
+    });
+    expect(status).toMatchObject({ exitCode: 137, reason: 'OOMKilled' });
+  });
+
   it('answers UNIMPLEMENTED for the RPCs containerd 1.6 predates', async () => {
     await expect(client.runtime.runtimeConfig({})).rejects.toMatchObject({ code: 'UNIMPLEMENTED' });
     const events = async (): Promise<void> => {
