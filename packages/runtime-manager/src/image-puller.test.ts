@@ -187,4 +187,24 @@ describe('createImagePuller', () => {
     expect(images.maxActive).toBe(2);
     expect(images.pulls.sort()).toEqual(['a:1', 'b:1', 'c:1', 'd:1']);
   });
+
+  it('an aborted caller stops waiting without a back-off; the shared pull goes on for the others', async () => {
+    const clock = new FakeClock();
+    const images = new TestImages();
+    let release = (): void => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const puller = createImagePuller({ imageService: images, clock });
+    const controller = new AbortController();
+    const aborted = reasonOf(puller.ensureImageExists(pod('a'), container('img:1'), { signal: controller.signal }));
+    const other = puller.ensureImageExists(pod('b'), container('img:1'));
+    await flushMicrotasks();
+    controller.abort();
+    expect(await aborted).toEqual(['ErrImagePull', 'Pulling image "img:1" was cancelled']);
+    release();
+    await expect(other).resolves.toBe('sha256:5');
+    expect(images.pulls).toEqual(['img:1']);
+    // no back-off was recorded for the aborted pod: it may pull again at once
+    images.pullError = new Error('x');
+    expect((await reasonOf(puller.ensureImageExists(pod('a'), container('img:1', 'Always'))))[0]).toBe('ErrImagePull');
+  });
 });

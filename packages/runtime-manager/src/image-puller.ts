@@ -87,6 +87,28 @@ export function applyDefaultImageTag(image: string): string {
   return tag === '' && digest === '' ? `${image}:latest` : image;
 }
 
+class PullAborted extends Error {}
+
+/** Waits for `promise` unless `signal` aborts first (the promise itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(new PullAborted('aborted', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new PullAborted('aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /** Creates the image puller (upstream image_manager.go + the serial/parallel pullers). */
 export function createImagePuller(options: ImagePullerOptions): ImagePuller {
   const clock = options.clock ?? systemClock;
@@ -145,26 +167,28 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       const auth = options.getPullCredentials?.(image, pod);
       try {
         log.info('Pulling image');
-        const ref = await pull(image, async () => {
+        const ref = await untilAborted(pull(image, async () => {
           const response = await options.imageService.pullImage(
             {
               image: { image, ...(callOptions.runtimeHandler === undefined ? {} : { runtimeHandler: callOptions.runtimeHandler }) },
               ...(auth === undefined ? {} : { auth }),
               ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
             },
-            {
-              ...(callOptions.signal === undefined ? {} : { signal: callOptions.signal }),
-              ...(options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs }),
-            },
+            // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
+            options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
           );
           return response.imageRef;
-        });
+        }), callOptions.signal);
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();
         log.info('Successfully pulled image', { imageRef: ref });
         return ref;
       } catch (err) {
+        if (err instanceof PullAborted) {
+          // The caller went away (pod worker cancelled): not a pull failure, no back-off.
+          throw new RuntimeManagerError(Reason.ErrImagePull, `Pulling image "${container.image}" was cancelled`, { cause: err.cause });
+        }
         backoff.next(key);
         lastFailure.set(key, clock.now());
         log.warn('Failed to pull image', { err: errorMessage(err) });

@@ -432,6 +432,17 @@ describe('syncPod: failures', () => {
     expect(env.runtime.callsOf('execSync')).toHaveLength(1);
   });
 
+  it('a cancelled sync starts nothing more and reports the abort', async () => {
+    const env = setup();
+    const controller = new AbortController();
+    controller.abort(new Error('pod worker cancelled'));
+    const pod = makePod();
+    const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
+    const result = await env.manager.syncPod(pod, status, env.backoff, controller.signal);
+    expect(env.runtime.callsOf('createContainer')).toHaveLength(0);
+    expect(result.error?.message).toBe('pod worker cancelled');
+  });
+
   it('a sandbox that cannot be created is reported as CreatePodSandboxError and nothing else runs', async () => {
     const env = setup();
     env.runtime.injectError('runPodSandbox', 'UNKNOWN');

@@ -431,6 +431,8 @@ class RuntimeManager implements ContainerRuntime {
     }
 
     const start = async (container: Container, action: 'StartContainer' | 'InitContainer'): Promise<boolean> => {
+      // A cancelled sync (the pod worker moved on) starts nothing more.
+      if (signal?.aborted === true) return false;
       const result: SyncResult = { action, target: container.name };
       results.push(result);
       try {
@@ -460,12 +462,14 @@ class RuntimeManager implements ContainerRuntime {
       const restartable = isRestartableInitContainer(container);
       const ok = await start(container, restartable ? 'StartContainer' : 'InitContainer');
       // A failed sidecar does not stop the others; a failed init container stops initialization.
-      if (!ok && !restartable) return { results, error: resultError(results) };
+      if (!ok && !restartable) break;
     }
-    for (const idx of actions.containersToStart) {
+    const initFailed = results.some((r) => r.action === 'InitContainer' && r.reason !== undefined);
+    for (const idx of initFailed ? [] : actions.containersToStart) {
       const container = pod.spec.containers[idx];
       if (container !== undefined) await start(container, 'StartContainer');
     }
+    if (signal?.aborted === true) return { results, error: RuntimeManagerError.from(signal.reason ?? new Error('syncPod aborted')) };
     const error = resultError(results);
     return error === undefined ? { results } : { results, error };
   }
