@@ -356,6 +356,11 @@ write_atomic() {
 }
 
 write_cni_config() {
+  local conflict
+  # Routes inside the subnet or covering it (other than the default route).
+  conflict=$({ ip -4 route show root "$CNI_SUBNET"; ip -4 route show match "$CNI_SUBNET"; } 2>/dev/null |
+    grep -v -e '^default ' -e " dev $CNI_BRIDGE " | head -n 1 || true)
+  [[ -z $conflict ]] || die "the host already routes part of $CNI_SUBNET ($conflict): set KUBELET_TS_CNI_SUBNET"
   mkdir -p "$CNI_CONF_DIR" "$CNI_IPAM_DIR"
   # containerd loads the first file of the conf dir in lexical order and
   # picks up changes within ~2 s, so an atomic rename is all a change needs.
