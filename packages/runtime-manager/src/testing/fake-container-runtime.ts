@@ -293,7 +293,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
         results.push({ action: 'KillContainer', target: c.name });
       }
       for (const s of state.sandboxes) s.state = 'notready';
-      results.push({ action: 'KillPodSandbox', target: `${running.name}_${running.namespace}` });
+      results.push({ action: 'KillPodSandbox', target: running.uid });
     }
     return { results };
   }
