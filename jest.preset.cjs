@@ -18,6 +18,7 @@ function jestConfig(packageDir, options = {}) {
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     testTimeout: integration ? 120_000 : 10_000,
     globalSetup: integration ? path.join(__dirname, 'scripts/jest-integration-setup.cjs') : undefined,
+    globalTeardown: integration ? path.join(__dirname, 'scripts/jest-integration-teardown.cjs') : undefined,
     reporters: ['default', path.join(__dirname, 'scripts/jest-summary-reporter.cjs')],
   };
 }

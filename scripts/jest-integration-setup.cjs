@@ -1,17 +1,64 @@
 // Global setup for integration tests: find the runtime test environment started by
 // scripts/test-runtime.sh, or fail loudly with the command that starts it. Never skips.
+//
+// It also takes an exclusive lock on the shared runtime for the whole run: a kubelet under test
+// kills every pod it does not own (as upstream does with orphans), so two integration runs on
+// one containerd would break each other. CI runs them one after another anyway; the lock makes
+// parallel local runs wait their turn instead of failing.
 const fs = require('node:fs');
 const path = require('node:path');
 
+function loadEnv(dir) {
+  const envFile = path.join(dir, 'env');
+  if (process.env.KUBELET_TS_CRI_ENDPOINT || !fs.existsSync(envFile)) return;
+  for (const line of fs.readFileSync(envFile, 'utf8').split('\n')) {
+    const match = /^(?:export\s+)?(KUBELET_TS_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (match) process.env[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+async function acquireLock(lockDir, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let announced = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+      return;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
+    } catch {
+      // being written or removed right now
+    }
+    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) {
+      fs.rmSync(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`another integration run (pid ${holder}) holds ${lockDir} for too long`);
+    if (!announced) {
+      process.stderr.write(`integration tests: waiting for the run of pid ${holder} to finish with the shared runtime\n`);
+      announced = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 module.exports = async function integrationSetup() {
   const dir = process.env.KUBELET_TS_RUNTIME_DIR || '/run/kubelet-ts-runtime';
-  const envFile = path.join(dir, 'env');
-  if (!process.env.KUBELET_TS_CRI_ENDPOINT && fs.existsSync(envFile)) {
-    for (const line of fs.readFileSync(envFile, 'utf8').split('\n')) {
-      const match = /^(?:export\s+)?(KUBELET_TS_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
-      if (match) process.env[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
-    }
-  }
+  loadEnv(dir);
   const endpoint = process.env.KUBELET_TS_CRI_ENDPOINT;
   const socket = endpoint ? endpoint.replace(/^unix:\/\//, '') : undefined;
   if (!endpoint || !socket || !fs.existsSync(socket)) {
@@ -21,4 +68,7 @@ module.exports = async function integrationSetup() {
         '). Start it as root with: bash scripts/test-runtime.sh up',
     );
   }
+  const lockDir = path.join(path.dirname(dir), `${path.basename(dir)}.it-lock`);
+  await acquireLock(lockDir, 30 * 60_000);
+  process.env.KUBELET_TS_IT_LOCK = lockDir;
 };
