@@ -17,10 +17,13 @@ export type PodLifecycleErrorCode =
 export class PodLifecycleError extends Error {
   override readonly name = 'PodLifecycleError';
   readonly code: PodLifecycleErrorCode;
+  /** When the failure is a back-off with a known end: retry after this long rather than the generic error back-off. */
+  readonly retryAfterMs?: number;
 
-  constructor(code: PodLifecycleErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: PodLifecycleErrorCode, message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 
   /** Wraps any thrown value, keeping a PodLifecycleError as is. */

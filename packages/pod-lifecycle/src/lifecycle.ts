@@ -212,7 +212,10 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       // The failures of this sync show at once (upstream shows them one sync later).
       setStatus(pod, generate(pod, runtimeStatus, false));
       if (result.error !== undefined) {
-        throw new PodLifecycleError('SyncFailed', `failed to sync pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
+        throw new PodLifecycleError('SyncFailed', `failed to sync pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, {
+          cause: result.error,
+          ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+        });
       }
       return false;
     },

@@ -1,3 +1,4 @@
+import { PodLifecycleError } from './errors.js';
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
@@ -265,6 +266,16 @@ describe('pod workers', () => {
     expect(h.requeued).toEqual([{ uid: pod.metadata.uid, delayMs: 12_500 }]);
     expect(h.logger.find('Error syncing pod')[0]?.fields).toMatchObject({ podUID: pod.metadata.uid, err: 'image pull failed' });
     expect(h.workers.state(pod.metadata.uid)).toBe('syncing');
+  });
+
+  it('requeues a failed sync right when its back-off ends when the error carries the hint (CrashLoopBackOff)', async () => {
+    const h = harness();
+    const pod = makePod();
+    h.cache.updateTime(h.clock.now());
+    h.syncer.failNext = new PodLifecycleError('SyncFailed', 'back-off 10s restarting failed container', { retryAfterMs: 7_000 });
+    h.workers.updatePod({ updateType: 'create', pod });
+    await h.workers.whenIdle();
+    expect(h.requeued).toEqual([{ uid: pod.metadata.uid, delayMs: 7_050 }]);
   });
 
   it('moves a pod whose sync reports a terminal phase to terminating and terminated by itself', async () => {

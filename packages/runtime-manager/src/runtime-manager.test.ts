@@ -237,9 +237,17 @@ describe('syncPod: restarts', () => {
     await env.clock.advance(1000);
     result = await sync(env, pod);
     expect(result.results).toEqual([
-      { action: 'StartContainer', target: 'app', reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=web_prod(uid-1)' },
+      {
+        action: 'StartContainer',
+        target: 'app',
+        reason: 'CrashLoopBackOff',
+        message: 'back-off 10s restarting failed container=app pod=web_prod(uid-1)',
+        retryAfterMs: 9000,
+      },
     ]);
     expect(result.error).toMatchObject({ code: 'CrashLoopBackOff' });
+    // The caller learns exactly when the back-off ends (it exited 1 s ago, the back-off is 10 s).
+    expect(result.retryAfterMs).toBe(9000);
     await env.clock.advance(9000);
     result = await sync(env, pod);
     expect(summary(result.results)).toEqual(['StartContainer:app']);

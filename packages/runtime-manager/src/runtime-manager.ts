@@ -83,10 +83,20 @@ class StartFailure extends Error {
   constructor(
     readonly reason: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
+
+  readonly retryAfterMs?: number;
+}
+
+/** The shortest back-off wait, when every failed result is a back-off with a known end. */
+function retryAfter(results: SyncResult[]): number | undefined {
+  const failures = results.filter((r) => r.reason !== undefined);
+  if (failures.length === 0 || failures.some((r) => r.retryAfterMs === undefined)) return undefined;
+  return Math.min(...failures.map((r) => r.retryAfterMs as number));
 }
 
 /** CRI message without the client's "Method: CODE:" prefix, as upstream shows grpc status messages. */
@@ -443,6 +453,7 @@ class RuntimeManager implements ContainerRuntime {
         if (err instanceof StartFailure) {
           result.reason = err.reason;
           result.message = err.message;
+          if (err.retryAfterMs !== undefined) result.retryAfterMs = err.retryAfterMs;
         } else if (isRuntimeManagerError(err)) {
           result.reason = err.code;
           result.message = err.message;
@@ -471,7 +482,9 @@ class RuntimeManager implements ContainerRuntime {
     }
     if (signal?.aborted === true) return { results, error: RuntimeManagerError.from(signal.reason ?? new Error('syncPod aborted')) };
     const error = resultError(results);
-    return error === undefined ? { results } : { results, error };
+    if (error === undefined) return { results };
+    const wait = retryAfter(results);
+    return wait === undefined ? { results, error } : { results, error, retryAfterMs: wait };
   }
 
   /** Upstream doBackOff: a container that exited and is still in its CrashLoopBackOff window is not started. */
@@ -481,9 +494,11 @@ class RuntimeManager implements ContainerRuntime {
     const key = backoffKey(pod, container);
     const since = exited.finishedAt ?? exited.createdAt;
     if (backoff.isInBackoffSince(key, since)) {
+      const delayMs = backoff.get(key);
       throw new StartFailure(
         Reason.CrashLoopBackOff,
-        `back-off ${formatGoDuration(backoff.get(key))} restarting failed container=${container.name} pod=${formatPod(pod)}`,
+        `back-off ${formatGoDuration(delayMs)} restarting failed container=${container.name} pod=${formatPod(pod)}`,
+        { retryAfterMs: Math.max(0, since + delayMs - this.#clock.now()) },
       );
     }
     backoff.next(key);
@@ -720,7 +735,9 @@ class RuntimeManager implements ContainerRuntime {
       }
     }
     const error = resultError(results);
-    return error === undefined ? { results } : { results, error };
+    if (error === undefined) return { results };
+    const wait = retryAfter(results);
+    return wait === undefined ? { results, error } : { results, error, retryAfterMs: wait };
   }
 
   /**
