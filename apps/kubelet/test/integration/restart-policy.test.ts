@@ -68,6 +68,9 @@ test('Always restarts exit 1 with growing back-off and /pods shows CrashLoopBack
   expect(firstBackoffGap).toBeGreaterThanOrEqual(9_000);
   expect(secondBackoffGap).toBeGreaterThanOrEqual(19_000);
   expect(secondBackoffGap).toBeGreaterThan(firstBackoffGap + 5_000);
+  // The restart comes when the back-off ends, not a generic retry period later (generous bounds).
+  expect(firstBackoffGap).toBeLessThan(16_000);
+  expect(secondBackoffGap).toBeLessThan(28_000);
   expect(sawCrashLoop?.message).toMatch(/back-off 10s|back-off 20s|back-off 40s/);
   expect(lastTerminated?.exitCode).toBe(1);
   expect(lastTerminated?.reason).toBe('Error');
