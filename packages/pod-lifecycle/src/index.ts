@@ -24,7 +24,7 @@ export {
   pastActiveDeadline,
   DEADLINE_EXCEEDED,
 } from './status/generate.js';
-export type { GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
+export type { ContainerRef, GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
 export {
   ConditionReason,
   generateContainersReadyCondition,

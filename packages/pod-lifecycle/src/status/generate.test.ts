@@ -267,6 +267,21 @@ describe('generatePodStatus: container states and reasons', () => {
     expect(cs(notStarted, 'app')).toMatchObject({ ready: false, started: false });
   });
 
+  it('tells the readiness and startup providers which pod and container they are asked about', () => {
+    const pod = makePod({ containers: [{ name: 'app' }] });
+    const asked: Array<[string, string, string]> = [];
+    const c = rc('app', 'running', { id: 'r1' });
+    const s = gen(pod, [c], {
+      readiness: { isReady: (id, ref) => (asked.push(['ready', id, ref?.containerName ?? '']), ref?.pod === pod) },
+      startup: { isStarted: (id, ref) => (asked.push(['started', id, ref?.containerName ?? '']), ref?.pod === pod) },
+    });
+    expect(cs(s, 'app')).toMatchObject({ ready: true, started: true });
+    expect(asked).toEqual([
+      ['started', 'r1', 'app'],
+      ['ready', 'r1', 'app'],
+    ]);
+  });
+
   it('lists regular containers by name and init containers in spec order', () => {
     const pod = makePod({ containers: [{ name: 'zeta' }, { name: 'alpha' }], initContainers: [{ name: 'second' }, { name: 'first' }] });
     const s = gen(pod, []);

@@ -16,12 +16,19 @@ import { rfc3339 } from './time.js';
 
 /** Readiness of a running container, from the readiness prober (wired later). */
 export interface ReadinessProvider {
-  isReady(containerId: string): boolean;
+  /** `ref` names the pod and container, so that a prober can tell a container without a readiness probe (ready) from one not probed yet. */
+  isReady(containerId: string, ref?: ContainerRef): boolean;
+}
+
+/** Which container of which pod a provider is asked about. */
+export interface ContainerRef {
+  pod: Pod;
+  containerName: string;
 }
 
 /** Whether a running container has passed its startup probe (wired later). */
 export interface StartupProvider {
-  isStarted(containerId: string): boolean;
+  isStarted(containerId: string, ref?: ContainerRef): boolean;
 }
 
 /** Without a prober every running container is ready (upstream: no readiness probe → ready). */
@@ -333,16 +340,18 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
   const idOf = (st: ContainerStatus): string => (st.containerID ?? '').replace(/^[^:]+:\/\//, '');
   for (const st of containerStatuses) {
     const running = st.state?.running !== undefined;
-    st.started = running && startup.isStarted(idOf(st));
-    st.ready = running && st.started && readiness.isReady(idOf(st));
+    const ref: ContainerRef = { pod, containerName: st.name };
+    st.started = running && startup.isStarted(idOf(st), ref);
+    st.ready = running && st.started && readiness.isReady(idOf(st), ref);
   }
   const initByName = new Map((pod.spec.initContainers ?? []).map((c) => [c.name, c]));
   for (const st of initStatuses) {
     const spec = initByName.get(st.name);
     const running = st.state?.running !== undefined;
     if (spec !== undefined && isRestartableInitContainer(spec)) {
-      st.started = running && startup.isStarted(idOf(st));
-      st.ready = running && st.started && readiness.isReady(idOf(st));
+      const ref: ContainerRef = { pod, containerName: st.name };
+      st.started = running && startup.isStarted(idOf(st), ref);
+      st.ready = running && st.started && readiness.isReady(idOf(st), ref);
     } else {
       st.started = running;
       st.ready = st.state?.terminated !== undefined && st.state.terminated.exitCode === 0;
