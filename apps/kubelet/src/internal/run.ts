@@ -2,14 +2,13 @@ import type { Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { PodConfig } from '@kubelet-ts/pod-sources';
-import { formatSourceError } from '@kubelet-ts/pod-sources';
 
 /**
- * Feeds the merged source updates to the lifecycle core, reports bad manifests, and marks the
- * sources ready once each has delivered its first snapshot (orphans are only killed after that).
+ * Feeds the merged source updates to the lifecycle core and marks the sources ready once each
+ * has delivered its first snapshot (orphans are only killed after that). Bad manifests are
+ * logged by the sources themselves, with file, field and reason.
  */
 export function connectSources(podConfig: PodConfig, lifecycle: PodLifecycle, logger: Logger): Promise<void> {
-  podConfig.onSourceError((error) => logger.error(`Invalid pod manifest: ${formatSourceError(error)}`, { source: error.source }));
   podConfig.allSourcesSeen.then(
     () => lifecycle.setSourcesReady(),
     () => undefined,

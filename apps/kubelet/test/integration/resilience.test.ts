@@ -98,7 +98,7 @@ test('invalid manifests are reported with file and reason; the kubelet stays up,
       out.includes('bad-yaml.yaml') &&
       /dup\.yaml.*spec\.containers\[1\]\.name/.test(out) &&
       /no-containers\.json.*spec\.containers/.test(out) &&
-      /bad-quantity\.yaml.*spec\.containers\[0\]\.resources\.limits\.memory/.test(out)
+      /bad-quantity\.yaml.*spec\.containers\[0\]\.resources\.limits\[memory\]/.test(out)
     );
   }, 30_000);
   expect(kubelet.running()).toBe(true);
