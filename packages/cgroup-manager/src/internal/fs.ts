@@ -1,0 +1,48 @@
+import { promises as fsp } from 'node:fs';
+
+/**
+ * The few filesystem operations the cgroup code needs. Real cgroupfs makes and removes the
+ * control files itself; a fake tree (tests) implements the same contract on a temp dir.
+ */
+export interface CgroupFs {
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, data: string): Promise<void>;
+  /** mkdir of one level; resolves false when it already existed. */
+  mkdir(path: string): Promise<boolean>;
+  /** rmdir of one (empty of sub-cgroups) cgroup. */
+  rmdir(path: string): Promise<void>;
+  /** Names of the sub-directories (child cgroups). */
+  subdirs(path: string): Promise<string[]>;
+  isDir(path: string): Promise<boolean>;
+}
+
+export function errnoCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export const nodeCgroupFs: CgroupFs = {
+  readFile: (path) => fsp.readFile(path, 'utf8'),
+  writeFile: (path, data) => fsp.writeFile(path, data),
+  async mkdir(path) {
+    try {
+      await fsp.mkdir(path);
+      return true;
+    } catch (err) {
+      if (errnoCode(err) === 'EEXIST' && (await nodeCgroupFs.isDir(path))) return false;
+      throw err;
+    }
+  },
+  rmdir: (path) => fsp.rmdir(path),
+  async subdirs(path) {
+    const entries = await fsp.readdir(path, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  },
+  async isDir(path) {
+    try {
+      return (await fsp.stat(path)).isDirectory();
+    } catch {
+      return false;
+    }
+  },
+};
