@@ -7,9 +7,10 @@ import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import { createPodConfig } from '@kubelet-ts/pod-sources';
+import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
-import { loadOptionsOrExit } from './internal/cli.js';
+import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { nodeCapacity, resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
@@ -47,7 +48,15 @@ const helper = createRuntimeHelper({
   clusterDomain: config.clusterDomain ?? '',
   logger: logger.child({ component: 'runtime-helper' }),
 });
+// Probes (probe-runner): exec probes run through CRI ExecSync, bounded by the probe's timeout.
+const probes = createProbeManager({
+  exec: createCriExecFn(cri.runtime),
+  userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'),
+  clock,
+  logger: logger.child({ component: 'prober' }),
+});
 const runtime = createRuntimeManager({
+  probeResults: probes.probeResults,
   runtimeService: cri.runtime,
   imageService: cri.image,
   helper,
@@ -59,6 +68,8 @@ const runtime = createRuntimeManager({
   logger: logger.child({ component: 'kuberuntime' }),
 });
 const lifecycle = createPodLifecycle({
+  readiness: probes.readiness,
+  startup: probes.startup,
   runtime,
   nodeName,
   getNodeIPs,
@@ -68,6 +79,9 @@ const lifecycle = createPodLifecycle({
   clock,
   logger: logger.child({ component: 'kubelet' }),
 });
+// Probes learn pods, container IDs and pod IPs from status changes; a changed result syncs the pod.
+lifecycle.onStatusChange((pod, status) => probes.updatePodStatus(pod, status));
+probes.onResultChange((change) => lifecycle.requestSync(change.podUID));
 const healthChecks = [pingHealthz, ...lifecycle.healthCheckers];
 const healthz = await listenIfEnabled('healthz', () => createHealthzServer({ checks: healthChecks, logger }), config.healthzBindAddress, config.healthzPort, logger);
 const readOnly = await listenIfEnabled(
@@ -83,6 +97,6 @@ const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, 
 const feeding = connectSources(podConfig, lifecycle, logger);
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close()]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop()]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);
