@@ -106,7 +106,8 @@ export class ProbeWorker {
 
   /** Runs a probe now (upstream manualTriggerCh), without moving the periodic schedule. */
   trigger(): void {
-    if (this.#stopped) return;
+    // Before its first scheduled run the worker is about to probe anyway (or waits out the restart jitter).
+    if (this.#stopped || this.runs === 0) return;
     if (this.#inFlight !== undefined) this.#triggered = true;
     else this.#launch();
   }
