@@ -171,8 +171,9 @@ class FsCgroupManager implements CgroupManager {
     let parent = this.#dir(mount, '/');
     for (const component of prefix) {
       const dir = `${parent}/${component}`;
-      const created = await this.#fs.mkdir(dir);
+      // v2: a child only gets the controllers its parent enabled in cgroup.subtree_control.
       if (mode === 'v2') await this.#enableControllers(parent);
+      const created = await this.#fs.mkdir(dir);
       // New v1 cpuset cgroups start with empty cpus/mems, where no task can run: inherit the parent's.
       if (isCpuset && created) await this.#copyCpuset(parent, dir);
       parent = dir;
