@@ -97,18 +97,19 @@ export async function doGrpcProbe(
     'grpc.initial_reconnect_backoff_ms': 1000,
   });
   try {
+    // Messages travel wrapped in objects: grpc-js treats a falsy message ('' or 0) as none.
     const status = await new Promise<number>((resolve, reject) => {
       const call = client.makeUnaryRequest(
         HEALTH_CHECK_PATH,
-        (arg: string) => encodeHealthCheckRequest(arg),
-        (buf: Buffer) => decodeHealthCheckResponse(buf),
-        service,
+        (arg: { service: string }) => encodeHealthCheckRequest(arg.service),
+        (buf: Buffer) => ({ status: decodeHealthCheckResponse(buf) }),
+        { service },
         new grpc.Metadata(),
         { deadline: Date.now() + timeoutMs },
         (err, value) => {
           signal?.removeEventListener('abort', onAbort);
           if (err !== null) reject(err);
-          else resolve(value ?? 0);
+          else resolve(value?.status ?? 0);
         },
       );
       const onAbort = (): void => call.cancel();
