@@ -10,6 +10,8 @@ export type PodLifecycleErrorCode =
   | 'VolumeError'
   /** A pod directory or kubelet-managed file could not be written or removed. */
   | 'PodDirError'
+  /** The pod's cgroup could not be created, updated or removed (see the `podCgroups` hook). */
+  | 'PodCgroupError'
   /** The wait was aborted through its AbortSignal. */
   | 'Aborted';
 

@@ -17,7 +17,7 @@ import { createReasonCache } from './reason-cache.js';
 import type { ReasonCache } from './reason-cache.js';
 import { DEADLINE_EXCEEDED, generatePodStatus, pastActiveDeadline } from './status/generate.js';
 import type { ReadinessProvider, StartupProvider } from './status/generate.js';
-import type { PodUpdate, VolumeProvider } from './types.js';
+import type { PodCgroupsHook, PodUpdate, VolumeProvider } from './types.js';
 
 /** Upstream defaults: MaxPerPodContainer 1, MaxContainers -1, MinAge 0. */
 export const DEFAULT_GC_POLICY: ContainerGCPolicy = { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 };
@@ -55,6 +55,8 @@ export interface PodLifecycleDeps {
   mountPoints?: () => Promise<string[]>;
   /** A PLEG other than the generic (polling) one, e.g. event-driven once the runtime supports it. */
   pleg?: PodLifecycleEventGenerator;
+  /** Pod cgroups: made before the runtime syncs a pod, removed after it terminated. Omit to leave cgroups to the runtime. */
+  podCgroups?: PodCgroupsHook;
 }
 
 /** A change of a pod's generated status (for a future API status sync). */
@@ -199,6 +201,14 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       setStatus(pod, apiStatus);
       if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
 
+      // Upstream SyncPod: the pod cgroup exists with the pod's resources before anything of the pod runs.
+      if (deps.podCgroups !== undefined) {
+        try {
+          await deps.podCgroups.ensureExists(pod);
+        } catch (err) {
+          throw new PodLifecycleError('PodCgroupError', `failed to ensure that the pod ${JSON.stringify(podKey(pod))} cgroups exist and are correctly applied: ${errorMessage(err)}`, { cause: err });
+        }
+      }
       if (deps.rootDir !== undefined) await makePodDataDirs(deps.rootDir, uid);
       if (deps.volumes !== undefined) {
         try {
@@ -249,6 +259,14 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     async syncTerminatedPod(pod, runtimeStatus) {
       setStatus(pod, generate(pod, runtimeStatus, true));
       if (deps.volumes !== undefined) await deps.volumes.teardownPod(pod.metadata.uid);
+      // Upstream SyncTerminatedPod: the pod cgroup goes once the containers are stopped.
+      if (deps.podCgroups !== undefined) {
+        try {
+          await deps.podCgroups.destroy(pod.metadata.uid);
+        } catch (err) {
+          throw new PodLifecycleError('PodCgroupError', `failed to remove the cgroup of pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`, { cause: err });
+        }
+      }
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
     },
   };
@@ -376,6 +394,8 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       reasons.removePod(uid);
     }
 
+    if (deps.podCgroups !== undefined) await cleanupPodCgroups(deps.podCgroups, desiredPods, running);
+
     if (deps.rootDir !== undefined) {
       let dirs: string[] = [];
       try {
@@ -396,6 +416,36 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       }
     }
     backoff.gc();
+  };
+
+  // Upstream cleanupOrphanedPodCgroups: cgroups of pods no source has, that the runtime no longer runs and whose worker finished.
+  const cleanupPodCgroups = async (hook: PodCgroupsHook, desiredPods: Pod[], running: RunningPod[]): Promise<void> => {
+    const active = desiredPods.filter((p) => {
+      const state = podWorkers.state(p.metadata.uid);
+      return state === undefined || state === 'syncing' || state === 'terminating';
+    });
+    try {
+      await hook.update?.(active);
+    } catch (err) {
+      logger.error('Failed to update the QoS cgroups', { err: errorMessage(err) });
+    }
+    if (hook.listPodUIDs === undefined) return;
+    let uids: string[] = [];
+    try {
+      uids = await hook.listPodUIDs();
+    } catch (err) {
+      logger.error('Failed to list pod cgroups', { err: errorMessage(err) });
+    }
+    const stillRunning = new Set(running.map((p) => p.uid));
+    for (const uid of uids) {
+      if (desired.has(uid) || stillRunning.has(uid) || !podWorkers.shouldPodContentBeRemoved(uid)) continue;
+      try {
+        await hook.destroy(uid);
+        logger.info('Removed orphaned pod cgroup', { podUID: uid });
+      } catch (err) {
+        logger.error('Failed to remove orphaned pod cgroup', { podUID: uid, err: errorMessage(err) });
+      }
+    }
   };
 
   const housekeeping = (): Promise<void> => {

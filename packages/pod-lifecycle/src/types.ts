@@ -28,3 +28,20 @@ export interface VolumeProvider {
   /** Unmounts and removes what the pod's volumes hold on the node. */
   teardownPod(uid: string): Promise<void>;
 }
+
+/**
+ * Pod-level cgroups (upstream PodContainerManager as the kubelet drives it; structurally the
+ * `podCgroups` of @kubelet-ts/cgroup-manager's ContainerManager): the pod cgroup is made before
+ * the runtime syncs the pod (its path is the sandbox's cgroup_parent) and removed once the pod is
+ * terminated and its containers are gone.
+ */
+export interface PodCgroupsHook {
+  /** Creates the pod's cgroup with its resources (or updates them); rejects with the reason the pod cannot run. */
+  ensureExists(pod: Pod): Promise<void>;
+  /** Kills what is left in the pod's cgroup and removes it. */
+  destroy(uid: string): Promise<void>;
+  /** The active pods (housekeeping): lets the QoS tiers follow pods that came and went. */
+  update?(pods: Pod[]): Promise<void>;
+  /** UIDs of the pod cgroups that exist, so that housekeeping removes those of pods that are gone. */
+  listPodUIDs?(): Promise<string[]>;
+}
