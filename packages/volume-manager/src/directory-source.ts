@@ -1,0 +1,107 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { z } from 'zod';
+import { VolumeError } from './errors.js';
+import type { ConfigMapObject, ConfigMapSecretSource, SecretObject } from './types.js';
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const metadata = z.looseObject({ name: z.string().min(1), namespace: z.string().min(1).optional() });
+
+const ConfigMapManifestSchema = z.looseObject({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('ConfigMap'),
+  metadata,
+  data: z.record(z.string(), z.string()).optional(),
+  binaryData: z.record(z.string(), base64).optional(),
+});
+
+const SecretManifestSchema = z.looseObject({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Secret'),
+  metadata,
+  type: z.string().optional(),
+  data: z.record(z.string(), base64).optional(),
+  stringData: z.record(z.string(), z.string()).optional(),
+});
+
+const ManifestSchema = z.discriminatedUnion('kind', [ConfigMapManifestSchema, SecretManifestSchema]);
+
+export interface DirectoryObjectSourceOptions {
+  /** A directory of ConfigMap and Secret manifests (`*.yaml`, `*.yml`, `*.json`; YAML may hold several documents). */
+  dir: string;
+  /** Called for each file or document that does not validate (it is skipped); the error names the file, field path and reason. */
+  onInvalid?: (error: VolumeError) => void;
+}
+
+export interface DirectoryObjectSource extends ConfigMapSecretSource {
+  /** Re-reads the directory now (get* re-read it themselves when it changed). */
+  load(): Promise<void>;
+}
+
+const key = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/**
+ * A ConfigMapSecretSource for standalone mode: ConfigMap and Secret manifests the operator puts
+ * in a directory, validated with zod. Every get re-reads the directory so that edits reach
+ * running pods on the next re-sync.
+ */
+export function createDirectoryObjectSource(options: DirectoryObjectSourceOptions): DirectoryObjectSource {
+  let configMaps = new Map<string, ConfigMapObject>();
+  let secrets = new Map<string, SecretObject>();
+
+  const load = async (): Promise<void> => {
+    const nextConfigMaps = new Map<string, ConfigMapObject>();
+    const nextSecrets = new Map<string, SecretObject>();
+    const names = (await readdir(options.dir)).filter((n) => /\.(ya?ml|json)$/.test(n) && !n.startsWith('.')).sort();
+    for (const name of names) {
+      const file = join(options.dir, name);
+      const text = await readFile(file, 'utf8');
+      const docs = parseAllDocuments(text);
+      const list = Array.isArray(docs) ? docs : [docs];
+      list.forEach((doc, index) => {
+        const where = list.length > 1 ? `${file} (document ${index + 1})` : file;
+        if (doc.errors.length > 0) {
+          options.onInvalid?.(new VolumeError('INVALID_OBJECT', `${where}: ${doc.errors[0]?.message ?? 'invalid YAML'}`));
+          return;
+        }
+        const value: unknown = doc.toJS();
+        if (value === null || value === undefined) return;
+        const parsed = ManifestSchema.safeParse(value);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const path = issue === undefined || issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.');
+          options.onInvalid?.(new VolumeError('INVALID_OBJECT', `${where}: ${path}: ${issue?.message ?? 'invalid'}`));
+          return;
+        }
+        const m = parsed.data;
+        const namespace = m.metadata.namespace ?? 'default';
+        if (m.kind === 'ConfigMap') {
+          const binaryData: Record<string, Buffer> = {};
+          for (const [k, v] of Object.entries(m.binaryData ?? {})) binaryData[k] = Buffer.from(v, 'base64');
+          nextConfigMaps.set(key(namespace, m.metadata.name), { namespace, name: m.metadata.name, data: { ...(m.data ?? {}) }, binaryData });
+        } else {
+          const data: Record<string, Buffer> = {};
+          for (const [k, v] of Object.entries(m.data ?? {})) data[k] = Buffer.from(v, 'base64');
+          // As the API server does: stringData wins over data.
+          for (const [k, v] of Object.entries(m.stringData ?? {})) data[k] = Buffer.from(v, 'utf8');
+          nextSecrets.set(key(namespace, m.metadata.name), { namespace, name: m.metadata.name, type: m.type ?? 'Opaque', data });
+        }
+      });
+    }
+    configMaps = nextConfigMaps;
+    secrets = nextSecrets;
+  };
+
+  return {
+    load,
+    async getConfigMap(namespace, name) {
+      await load();
+      return configMaps.get(key(namespace, name));
+    },
+    async getSecret(namespace, name) {
+      await load();
+      return secrets.get(key(namespace, name));
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// Original file: csi/v1/csi.proto
+
+
+export interface NodeGetCapabilitiesRequest {
+}
+
+export interface NodeGetCapabilitiesRequest__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: csi/v1/csi.proto
+
+
+export interface NodeStageVolumeResponse {
+}
+
+export interface NodeStageVolumeResponse__Output {
+}
