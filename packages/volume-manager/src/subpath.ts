@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { VolumeError } from './errors.js';
 
 // Linux O_PATH (not in fs.constants): an fd that pins a path without opening the file itself.
@@ -53,7 +53,13 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
       throw err;
     });
     if (real === undefined) {
-      // Either truly missing or a dangling symlink: check where it would lead first.
+      // A dangling symlink: say where it leads rather than create anything through it.
+      const link = await lstat(next).catch(() => undefined);
+      if (link?.isSymbolicLink() === true) {
+        const dest = resolve(current, await readlink(next));
+        if (!inside(base, dest)) throw escape(`subpath ${JSON.stringify(subPath)} not within volume path ${JSON.stringify(base)}: ${next} links to ${dest}`);
+        throw new VolumeError('INVALID_VOLUME', `subpath ${JSON.stringify(subPath)}: ${next} is a dangling symlink to ${dest}`);
+      }
       await mkdir(next, { mode: 0o750 }).catch((err: unknown) => {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       });
