@@ -166,7 +166,7 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
       if (!due) continue;
       const failed = lastFailure.get(key);
       if (!force && failed !== undefined && backoff.isInBackoffSince(key, failed.atMs)) {
-        failures.set(volume.name, failed.message);
+        if (existing === undefined || existing.reconstructed) failures.set(volume.name, failed.message);
         continue;
       }
       try {
@@ -179,9 +179,10 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
         const message = `MountVolume.SetUp failed for volume ${JSON.stringify(volume.name)} : ${errorMessage(err)}`;
         backoff.next(key);
         lastFailure.set(key, { atMs: clock.now(), message });
-        failures.set(volume.name, message);
-        // A volume that was set up before keeps serving its last content (upstream too).
         podLog(pod).warn('MountVolume.SetUp failed', { volume: volume.name, err: errorMessage(err) });
+        // A volume that was set up before keeps serving its last content and does not hold the
+        // pod back (upstream: a failed remount is only an event).
+        if (existing === undefined || existing.reconstructed) failures.set(volume.name, message);
       }
     }
     return failures;
