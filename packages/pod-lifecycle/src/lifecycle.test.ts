@@ -103,6 +103,23 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.pods.has(pod.metadata.uid)).toBe(false);
   });
 
+  it('tells removal listeners once a removed pod is forgotten, and only then', async () => {
+    const h = start();
+    const pod = makePod({ terminationGracePeriodSeconds: 1 });
+    const removed: string[] = [];
+    h.lifecycle.onPodRemoved((uid) => removed.push(uid));
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(10_000);
+    expect(removed).toEqual([]);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+    await h.clock.advance(10_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)).toBeUndefined();
+    expect(removed).toEqual([pod.metadata.uid]);
+    await h.clock.advance(10_000);
+    expect(removed).toEqual([pod.metadata.uid]);
+  });
+
   it('stops a pod being deleted with the deletion grace period, keeping it listed until REMOVE', async () => {
     const h = start();
     const pod = makePod({ terminationGracePeriodSeconds: 30 });

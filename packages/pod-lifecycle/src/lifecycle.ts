@@ -78,6 +78,12 @@ export interface PodLifecycle {
   getPods(): Pod[];
   getPodStatus(uid: string): PodStatus | undefined;
   onStatusChange(listener: PodStatusListener): () => void;
+  /**
+   * Called with a pod's UID once the lifecycle forgot it (stopped, and no source has it): per-pod
+   * state kept elsewhere (probe workers) can go. No status change follows for that UID unless a
+   * source adds it again.
+   */
+  onPodRemoved(listener: (uid: string) => void): () => void;
   /** Asks for a sync of one pod soon (e.g. a probe result changed). */
   requestSync(uid: string): void;
   /** One housekeeping pass now (what `run` does every housekeeping interval). */
@@ -141,6 +147,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   /** Upstream status manager: the latest generated status by UID. */
   const statuses = new Map<string, PodStatus>();
   const listeners = new Set<PodStatusListener>();
+  const removedListeners = new Set<(uid: string) => void>();
   let sourcesReady = false;
   let loopEntryTime: number | undefined;
   let housekeepingRunning: Promise<void> | undefined;
@@ -392,6 +399,13 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       if (desired.has(uid) || podWorkers.isPodKnown(uid)) continue;
       statuses.delete(uid);
       reasons.removePod(uid);
+      for (const listener of removedListeners) {
+        try {
+          listener(uid);
+        } catch (err) {
+          logger.error('Pod removal listener failed', { podUID: uid, err: errorMessage(err) });
+        }
+      }
     }
 
     if (deps.podCgroups !== undefined) await cleanupPodCgroups(deps.podCgroups, desiredPods, running);
@@ -523,6 +537,10 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     onStatusChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onPodRemoved(listener) {
+      removedListeners.add(listener);
+      return () => removedListeners.delete(listener);
     },
     requestSync(uid) {
       workQueue.enqueue(uid, 0);
