@@ -79,9 +79,11 @@ const lifecycle = createPodLifecycle({
   clock,
   logger: logger.child({ component: 'kubelet' }),
 });
-// Probes learn pods, container IDs and pod IPs from status changes; a changed result syncs the pod.
+// Probes learn pods, container IDs and pod IPs from status changes (workers go with forgotten pods);
+// a changed result syncs the pod.
 lifecycle.onStatusChange((pod, status) => probes.updatePodStatus(pod, status));
 probes.onResultChange((change) => lifecycle.requestSync(change.podUID));
+lifecycle.onPodRemoved((uid) => probes.removePod(uid));
 const healthChecks = [pingHealthz, ...lifecycle.healthCheckers];
 const healthz = await listenIfEnabled('healthz', () => createHealthzServer({ checks: healthChecks, logger }), config.healthzBindAddress, config.healthzPort, logger);
 const readOnly = await listenIfEnabled(
