@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
@@ -35,7 +35,7 @@ export interface DirectoryObjectSourceOptions {
 }
 
 export interface DirectoryObjectSource extends ConfigMapSecretSource {
-  /** Re-reads the directory now (get* re-read it themselves when it changed). */
+  /** Re-reads the directory now (get* re-read it themselves when a file changed). */
   load(): Promise<void>;
 }
 
@@ -43,12 +43,28 @@ const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /**
  * A ConfigMapSecretSource for standalone mode: ConfigMap and Secret manifests the operator puts
- * in a directory, validated with zod. Every get re-reads the directory so that edits reach
- * running pods on the next re-sync.
+ * in a directory, validated with zod. Every get checks the directory so that edits reach
+ * running pods on the next re-sync (files are parsed again only when they changed).
  */
 export function createDirectoryObjectSource(options: DirectoryObjectSourceOptions): DirectoryObjectSource {
   let configMaps = new Map<string, ConfigMapObject>();
   let secrets = new Map<string, SecretObject>();
+
+  let signature: string | undefined;
+
+  // Files are parsed (and invalid ones reported) again only when a name, size or mtime changed.
+  const refresh = async (): Promise<void> => {
+    const names = (await readdir(options.dir)).filter((n) => /\.(ya?ml|json)$/.test(n) && !n.startsWith('.')).sort();
+    const parts: string[] = [];
+    for (const name of names) {
+      const info = await stat(join(options.dir, name), { bigint: true }).catch(() => undefined);
+      if (info !== undefined) parts.push(`${name}:${info.size}:${info.mtimeNs}`);
+    }
+    const next = parts.join('/');
+    if (next === signature) return;
+    await load();
+    signature = next;
+  };
 
   const load = async (): Promise<void> => {
     const nextConfigMaps = new Map<string, ConfigMapObject>();
@@ -96,11 +112,11 @@ export function createDirectoryObjectSource(options: DirectoryObjectSourceOption
   return {
     load,
     async getConfigMap(namespace, name) {
-      await load();
+      await refresh();
       return configMaps.get(key(namespace, name));
     },
     async getSecret(namespace, name) {
-      await load();
+      await refresh();
       return secrets.get(key(namespace, name));
     },
   };
