@@ -329,7 +329,7 @@ class FsCgroupManager implements CgroupManager {
     const mount = layout.mode === 'v2' ? layout.unified : (layout.v1.get('cpu') ?? layout.v1.get('memory'));
     if (mount === undefined) return [];
     return this.#fs.subdirs(this.#dir(mount, this.#cgroupPath(name))).catch((err: unknown) => {
-      if (errnoCode(err) === 'ENOENT') return [];
+      if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') return [];
       throw CgroupError.from(err, 'IO', `failed to list cgroup ${this.#cgroupPath(name)}`);
     });
   }

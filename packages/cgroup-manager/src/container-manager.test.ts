@@ -1,6 +1,7 @@
 import { promises as fsp, writeFileSync } from 'node:fs';
 import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
+import { errorMessage } from '@kubelet-ts/common';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { createContainerManager } from './container-manager.js';
 import type { ContainerManagerOptions } from './container-manager.js';
@@ -109,9 +110,14 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
 
   it('a cgroupRoot that cannot be created gives a clear CGROUP_ROOT error, and every pod sync fails with it', async () => {
     const { cm } = await setup(mode, { cgroupRoot: '/kubelet-ts-unit/cgroup.procs/pods' });
-    await expect(cm.start()).rejects.toMatchObject({ code: 'CGROUP_ROOT', message: expect.stringContaining('cannot create the pod cgroup hierarchy under cgroupRoot "/kubelet-ts-unit/cgroup.procs/pods"') });
+    const err = await cm.start().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'CGROUP_ROOT', message: 'cannot create the pod cgroup hierarchy under cgroupRoot "/kubelet-ts-unit/cgroup.procs/pods"' });
+    expect(errorMessage(err)).toMatch(/failed to create cgroup \/kubelet-ts-unit\/cgroup.procs\/pods in \/sys\/fs\/cgroup.*: ENOTDIR: .*cgroup.procs exists and is not a directory/);
     expect(cm.startError()?.code).toBe('CGROUP_ROOT');
-    await expect(cm.podCgroups.ensureExists(bestEffort('e-1'))).rejects.toMatchObject({ code: 'CGROUP_ROOT', message: expect.stringContaining('pod cgroup not created') });
+    const podErr = await cm.podCgroups.ensureExists(bestEffort('e-1')).catch((e: unknown) => e);
+    expect(podErr).toMatchObject({ code: 'CGROUP_ROOT' });
+    expect(errorMessage(podErr)).toMatch(/^pod cgroup not created: cannot create the pod cgroup hierarchy under cgroupRoot/);
+    expect(await cm.podCgroups.listPodUIDs()).toEqual([]);
   });
 });
 

@@ -153,7 +153,7 @@ class ContainerManagerImpl implements ContainerManager {
       ensureExists: (pod) => this.#ensurePod(pod),
       destroy: (uid) => this.#destroyPod(uid),
       update: (pods) => this.#update(pods),
-      listPodUIDs: async () => (this.#perQOS ? [...(await this.podContainerManager.getAllPodsFromCgroups()).keys()] : []),
+      listPodUIDs: async () => (this.#perQOS && this.#started ? [...(await this.podContainerManager.getAllPodsFromCgroups()).keys()] : []),
     };
   }
 
@@ -209,7 +209,7 @@ class ContainerManagerImpl implements ContainerManager {
       const error =
         err instanceof CgroupError && (err.code === 'INVALID_CONFIG' || err.code === 'SYSTEMD_UNAVAILABLE' || err.code === 'NOT_MOUNTED')
           ? err
-          : new CgroupError('CGROUP_ROOT', `cannot create the pod cgroup hierarchy under cgroupRoot ${JSON.stringify(rootText)}: ${errorMessage(err)}`, { cause: err });
+          : new CgroupError('CGROUP_ROOT', `cannot create the pod cgroup hierarchy under cgroupRoot ${JSON.stringify(rootText)}`, { cause: err });
       this.#startError = error;
       throw error;
     }
@@ -255,7 +255,7 @@ class ContainerManagerImpl implements ContainerManager {
       try {
         await this.start();
       } catch (err) {
-        throw new CgroupError('CGROUP_ROOT', `pod cgroup not created: ${errorMessage(err)}`, { cause: err });
+        throw new CgroupError('CGROUP_ROOT', 'pod cgroup not created', { cause: err });
       }
     }
     const isNew = !this.#active.has(pod.metadata.uid);

@@ -24,11 +24,13 @@ export class CgroupError extends Error {
     this.code = code;
   }
 
-  /** Wraps anything thrown into a CgroupError with `code`, keeping CgroupErrors as they are. */
+  /**
+   * Wraps anything thrown into a CgroupError with `code`, keeping CgroupErrors as they are. The
+   * message says what failed; the reason is the cause (common's `errorMessage` prints the chain).
+   */
   static from(err: unknown, code: CgroupErrorCode, message: string): CgroupError {
     if (isCgroupError(err)) return err;
-    const detail = err instanceof Error ? err.message : String(err);
-    return new CgroupError(code, `${message}: ${detail}`, { cause: err });
+    return new CgroupError(code, message, { cause: err });
   }
 }
 

@@ -29,8 +29,10 @@ export const nodeCgroupFs: CgroupFs = {
       await fsp.mkdir(path);
       return true;
     } catch (err) {
-      if (errnoCode(err) === 'EEXIST' && (await nodeCgroupFs.isDir(path))) return false;
-      throw err;
+      if (errnoCode(err) !== 'EEXIST') throw err;
+      if (await nodeCgroupFs.isDir(path)) return false;
+      // A regular file (a control file such as cgroup.procs) is in the way.
+      throw Object.assign(new Error(`ENOTDIR: ${path} exists and is not a directory`), { code: 'ENOTDIR', cause: err });
     }
   },
   rmdir: (path) => fsp.rmdir(path),

@@ -159,8 +159,9 @@ export async function createFakeCgroupTree(options: FakeCgroupTreeOptions): Prom
       try {
         await fsp.mkdir(path);
       } catch (err) {
-        if (errnoCode(err) === 'EEXIST' && (await fsp.stat(path)).isDirectory()) return false;
-        throw err;
+        if (errnoCode(err) !== 'EEXIST') throw err;
+        if ((await fsp.stat(path)).isDirectory()) return false;
+        throw Object.assign(new Error(`ENOTDIR: ${path} exists and is not a directory`), { code: 'ENOTDIR', cause: err });
       }
       await populate(path);
       if (options.mode === 'v2') {
