@@ -2,7 +2,8 @@
  * kubelet-ts: the node agent binary. Wiring only: every behaviour lives in a @kubelet-ts library
  * or in ./internal helpers.
  */
-import { systemClock } from '@kubelet-ts/common';
+import { checkCgroupDriver, createContainerManager } from '@kubelet-ts/cgroup-manager';
+import { errorMessage, systemClock } from '@kubelet-ts/common';
 import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
@@ -36,12 +37,30 @@ const cri = createCriClient({
   timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
   logger: logger.child({ component: 'cri' }),
 });
+// Cgroups (cgroup-manager): the QoS hierarchy under cgroupRoot, node allocatable on kubepods, pod cgroups.
+// A hierarchy that cannot be created is logged; pods then fail to sync with that reason and start is retried.
+const containerManager = createContainerManager({
+  cgroupRoot: config.cgroupRoot,
+  cgroupsPerQOS: config.cgroupsPerQOS,
+  cgroupDriver: config.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
+  kubeReserved: config.kubeReserved ?? {},
+  systemReserved: config.systemReserved ?? {},
+  evictionHard: config.evictionHard,
+  enforceNodeAllocatable: config.enforceNodeAllocatable,
+  podPidsLimit: config.podPidsLimit,
+  cpuCfsQuota: config.cpuCFSQuota,
+  cpuCfsQuotaPeriodMs: durationMs(config.cpuCFSQuotaPeriod),
+  clock,
+  logger: logger.child({ component: 'cm' }),
+});
+await containerManager.start().catch((err: unknown) => logger.error('Failed to create the pod cgroup hierarchy; pods cannot start until it can be created', { err: errorMessage(err) }));
 const volumes = createBasicVolumeProvider({ rootDir: flags.rootDir, logger: logger.child({ component: 'volumes' }) });
 const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
   getNodeIPs,
   getNodeAllocatable: () => nodeCapacity(),
+  getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
   volumes,
   resolvConf: config.resolvConf,
   clusterDNS: config.clusterDNS ?? [],
@@ -75,6 +94,7 @@ const lifecycle = createPodLifecycle({
   getNodeIPs,
   rootDir: flags.rootDir,
   volumes,
+  podCgroups: containerManager.podCgroups,
   syncFrequencyMs: durationMs(config.syncFrequency),
   clock,
   logger: logger.child({ component: 'kubelet' }),
@@ -95,10 +115,14 @@ const readOnly = await listenIfEnabled(
 );
 
 const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
+if (runtimeName !== undefined) {
+  void checkCgroupDriver(containerManager.cgroupManager.driver, { runtimeConfig: () => cri.runtime.runtimeConfig({}), status: () => cri.runtime.status({ verbose: true }) }, logger.child({ component: 'cm' }));
+}
+const cgroupsRunning = containerManager.run(shutdown.signal);
 const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop()]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);
