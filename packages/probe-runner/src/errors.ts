@@ -5,9 +5,7 @@ export type ProbeErrorCode =
   /** An exec probe's command did not finish within timeoutSeconds (upstream exec TimeoutError). */
   | 'ExecTimeout'
   /** The exec function failed for another reason (the runtime answered an error). */
-  | 'ExecFailed'
-  /** The manager was stopped. */
-  | 'Stopped';
+  | 'ExecFailed';
 
 /** The one error class of this package: a stable `code` and the `cause`. */
 export class ProbeError extends Error {
