@@ -23,8 +23,10 @@ async function settle(rounds = 30): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Polls real state (file system work runs on libuv's pool, not on the fake clock) with a real deadline. */
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
     if (await check()) return;
     await settle(2);
   }

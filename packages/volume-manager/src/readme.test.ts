@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newPod } from '@kubelet-ts/api/testing';
+import { createDirectoryObjectSource, createStaticCsiDriverRegistry, createVolumeManager } from './index.js';
+import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
+
+const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+
+// Built from parts so that the markers occur only once in this file.
+const BEGIN = '// README:' + 'begin';
+const END = '      // README:' + 'end';
+
+function snippetOf(source: string): string {
+  return source
+    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
+    .replace(/^\n/, '')
+    .split('\n')
+    .map((line) => line.replace(/^ {6}/, ''))
+    .join('\n')
+    .trimEnd();
+}
+
+describe('README', () => {
+  it('runs the usage snippet, which is the README block verbatim', async () => {
+    const tmp = await makeTempDir('vm-readme-');
+    try {
+      const rootDir = join(tmp.path, 'root');
+      const objectsDir = join(tmp.path, 'objects');
+      await mkdir(objectsDir);
+      await writeFile(join(objectsDir, 'config.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {app.conf: "port=80"}\n');
+      const pod = newPod({
+        uid: 'readme',
+        spec: { volumes: [{ name: 'config', configMap: { name: 'app' } }, { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }] },
+        containers: [{ name: 'app', volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }],
+      });
+
+      // README:begin
+      const volumes = createVolumeManager({
+        rootDir, // --root-dir, /var/lib/kubelet
+        sources: createDirectoryObjectSource({ dir: objectsDir }), // ConfigMap/Secret manifests (standalone mode)
+        csiDrivers: createStaticCsiDriverRegistry({ 'hostpath.csi.k8s.io': '/var/lib/kubelet/plugins/csi-hostpath/csi.sock' }),
+      });
+      const reconciler = new AbortController();
+      void volumes.run(reconciler.signal); // periodic re-sync of configMap/secret/downwardAPI/projected content
+
+      await volumes.waitForAttachAndMount(pod); // before the pod's containers start; rejects with "MountVolume.SetUp failed for volume …"
+      const mounts = await volumes.getMountsForContainer(pod, pod.spec.containers[0]!);
+      // [{ containerPath: '/etc/app', hostPath: '<rootDir>/pods/<uid>/volumes/kubernetes.io~configmap/config', readOnly: true }]
+
+      await volumes.teardownPod(pod.metadata.uid); // after its containers stopped
+      reconciler.abort();
+      // README:end
+
+      expect(mounts).toEqual([{ containerPath: '/etc/app', hostPath: join(rootDir, 'pods/readme/volumes/kubernetes.io~configmap/config'), readOnly: true }]);
+      expect(await mountsUnder(rootDir)).toEqual([]);
+      const block = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(snippetOf(readFileSync(__filename, 'utf8')));
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
