@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createCriClient, ignoreNotFound } from '@kubelet-ts/cri-client';
+import { runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 import type { CriClient } from '@kubelet-ts/cri-client';
 
 const execFileAsync = promisify(execFile);
@@ -18,11 +19,7 @@ const execFileAsync = promisify(execFile);
 export const REPO_ROOT = path.resolve(__dirname, '../../../..');
 export const KUBELET_MAIN = path.join(REPO_ROOT, 'apps/kubelet/dist/main.js');
 
-export function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set: start the runtime with bash scripts/test-runtime.sh up`);
-  return value;
-}
+export { env };
 
 export const BUSYBOX = (): string => env('KUBELET_TS_BUSYBOX_IMAGE');
 export const HTTP_IMAGE = (): string => env('KUBELET_TS_HTTP_IMAGE');
@@ -39,22 +36,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** Polls `fn` until it returns a value other than undefined/false, or fails with the last error after the deadline. */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+export function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 250): Promise<T> {
+  return waitFor(what, fn, timeoutMs, intervalMs);
 }
 
 export interface ApiContainerStatus {

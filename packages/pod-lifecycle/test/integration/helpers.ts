@@ -11,13 +11,9 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import type { ContainerRuntime } from '@kubelet-ts/runtime-manager';
 import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '../../src/index.js';
 import type { PodLifecycle } from '../../src/index.js';
+import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 
-/** A variable of the runtime test environment; the jest global setup has loaded the env file. */
-export function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set: start the runtime with bash scripts/test-runtime.sh up`);
-  return value;
-}
+export { env, waitFor };
 
 export function newClient(): CriClient {
   return createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
@@ -86,43 +82,11 @@ export function tempRoot(): string {
 
 /** Stops and removes every sandbox and container of the pod through CRI, then its logs and cgroups. */
 export async function removePod(client: CriClient, pod: Pod): Promise<void> {
-  const selector = { labelSelector: { 'io.kubernetes.pod.uid': pod.metadata.uid } };
-  const { containers } = await client.runtime.listContainers({ filter: selector });
-  for (const c of containers) await client.runtime.removeContainer({ containerId: c.id }, { ignoreNotFound: true });
-  const { items } = await client.runtime.listPodSandbox({ filter: selector });
-  for (const s of items) {
-    await client.runtime.stopPodSandbox({ podSandboxId: s.id }, { ignoreNotFound: true });
-    await client.runtime.removePodSandbox({ podSandboxId: s.id }, { ignoreNotFound: true });
-  }
+  await removeRuntimePod(client.runtime, pod.metadata.uid);
   fs.rmSync(path.join(env('KUBELET_TS_POD_LOGS_DIR'), `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`), {
     recursive: true,
     force: true,
   });
-  const parent = `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`;
-  for (const controller of fs.readdirSync('/sys/fs/cgroup')) {
-    const dir = path.join('/sys/fs/cgroup', controller, parent);
-    if (!fs.existsSync(dir)) continue;
-    for (const child of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (child.isDirectory()) fs.rmdirSync(path.join(dir, child.name));
-    }
-    fs.rmdirSync(dir);
-  }
+  removeCgroupTree(`${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`);
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError === undefined ? '' : `: ${String(lastError)}`}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
