@@ -137,6 +137,28 @@ describe('teardownPod', () => {
     expect(mounter.mounts).toHaveLength(0);
     await expect(stat(volDir('uid-b', 'empty-dir', 'm'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
+
+  it('retries a failed teardown from run() after its back-off', async () => {
+    const clock = new FakeClock();
+    const mounter = new FakeMounter();
+    const vm = createVolumeManager({ rootDir: root, mounter, clock, waitTimeoutMs: 0, reconcilePeriodMs: 100 });
+    await vm.waitForAttachAndMount(newPod({ uid: 'uid-x', spec: { volumes: [{ name: 'm', emptyDir: { medium: 'Memory' } }] } }));
+    mounter.errors.unmount.push(new Error('umount: target is busy'));
+    await expect(vm.teardownPod('uid-x')).rejects.toMatchObject({ code: 'MOUNT_FAILED' });
+    const controller = new AbortController();
+    const running = vm.run(controller.signal);
+    try {
+      await clock.advance(300);
+      await settle();
+      expect(mounter.calls.filter((c) => c.op === 'unmount')).toHaveLength(1);
+      await clock.advance(300);
+      await until(() => mounter.mounts.length === 0, 'the retried unmount');
+      await until(async () => !(await stat(volDir('uid-x', 'empty-dir', 'm')).then(() => true, () => false)), 'the volume dir removal');
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
 });
 
 describe('restart', () => {

@@ -125,6 +125,8 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
   const desired = new Map<string, Pod>();
   const actual = new Map<string, Map<string, AswEntry>>();
   const lastFailure = new Map<string, { atMs: number; message: string }>();
+  // Pods whose teardown failed: run() retries them with back-off (upstream: the reconciler keeps unmounting).
+  const teardownRetry = new Map<string, number>();
   const reconstructedUIDs = new Set<string>();
   let reconstructed: Promise<void> | undefined;
 
@@ -190,30 +192,40 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
 
   const reconstruct = (): Promise<void> => {
     reconstructed ??= (async () => {
-      const uids = await readdir(join(rootDir, 'pods')).catch(() => [] as string[]);
-      const mounts = await mounter.list();
-      for (const uid of uids) {
-        const pluginDirs = await readdir(podVolumesDir(rootDir, uid)).catch(() => [] as string[]);
-        for (const pluginDir of pluginDirs) {
-          const names = await readdir(join(podVolumesDir(rootDir, uid), pluginDir)).catch(() => [] as string[]);
-          for (const name of names) {
-            let entries = actual.get(uid);
-            if (entries === undefined) {
-              entries = new Map();
-              actual.set(uid, entries);
-            }
-            if (entries.has(name)) continue;
-            const dir = join(podVolumesDir(rootDir, uid), pluginDir, name);
-            const pluginName = unescapePluginName(pluginDir);
-            const path = pluginName === PLUGIN_NAMES.csi ? join(dir, 'mount') : dir;
-            entries.set(name, { podUID: uid, volumeName: name, pluginName, path, reconstructed: true, lastSyncMs: 0 });
-            reconstructedUIDs.add(uid);
-            logger.debug('Volume reconstructed from disk', { podUID: uid, volume: name, plugin: pluginName, mounted: isMountPoint(mounts, path) });
-          }
-        }
+      // A failed rebuild (mountinfo unreadable…) is tried again by the next caller.
+      try {
+        await rebuildFromDisk();
+      } catch (err) {
+        reconstructed = undefined;
+        throw VolumeError.from(err);
       }
     })();
     return reconstructed;
+  };
+
+  const rebuildFromDisk = async (): Promise<void> => {
+    const uids = await readdir(join(rootDir, 'pods')).catch(() => [] as string[]);
+    const mounts = await mounter.list();
+    for (const uid of uids) {
+      const pluginDirs = await readdir(podVolumesDir(rootDir, uid)).catch(() => [] as string[]);
+      for (const pluginDir of pluginDirs) {
+        const names = await readdir(join(podVolumesDir(rootDir, uid), pluginDir)).catch(() => [] as string[]);
+        for (const name of names) {
+          let entries = actual.get(uid);
+          if (entries === undefined) {
+            entries = new Map();
+            actual.set(uid, entries);
+          }
+          if (entries.has(name)) continue;
+          const dir = join(podVolumesDir(rootDir, uid), pluginDir, name);
+          const pluginName = unescapePluginName(pluginDir);
+          const path = pluginName === PLUGIN_NAMES.csi ? join(dir, 'mount') : dir;
+          entries.set(name, { podUID: uid, volumeName: name, pluginName, path, reconstructed: true, lastSyncMs: 0 });
+          reconstructedUIDs.add(uid);
+          logger.debug('Volume reconstructed from disk', { podUID: uid, volume: name, plugin: pluginName, mounted: isMountPoint(mounts, path) });
+        }
+      }
+    }
   };
 
   /** Marks reconstructed entries that are still intact as set up, so that nothing is mounted again. */
@@ -335,7 +347,13 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
         }
         await rm(join(volumesDir, pluginDir), { recursive: false, force: true }).catch(() => undefined);
       }
-      if (errors.length > 0) throw new VolumeError('MOUNT_FAILED', errors.join('; '));
+      if (errors.length > 0) {
+        backoff.next(`teardown/${uid}`);
+        teardownRetry.set(uid, clock.now());
+        throw new VolumeError('MOUNT_FAILED', errors.join('; '));
+      }
+      teardownRetry.delete(uid);
+      backoff.reset(`teardown/${uid}`);
       await rm(volumesDir, { recursive: true, force: true }).catch(() => undefined);
       actual.delete(uid);
       reconstructedUIDs.delete(uid);
@@ -372,6 +390,10 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
         } catch (err) {
           podLog(pod).error('Reconciler failed', { err: errorMessage(err) });
         }
+      }
+      for (const [uid, failedAt] of [...teardownRetry]) {
+        if (signal.aborted || desired.has(uid) || backoff.isInBackoffSince(`teardown/${uid}`, failedAt)) continue;
+        await teardownPod(uid).catch((err: unknown) => logger.warn('Volume teardown failed, will retry', { podUID: uid, err: errorMessage(err) }));
       }
       await clock.sleep(reconcilePeriodMs, signal).catch(() => undefined);
     }
