@@ -5,7 +5,8 @@
  */
 import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, rmdirSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,7 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
     ].join('\n'),
   );
   const endpoint = env('KUBELET_TS_CRI_ENDPOINT');
+  const cgroupRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/${nodeName}`;
   const cri = createCriClient({ endpoint });
   let child: ChildProcess | undefined;
   let exited: Promise<number | null> | undefined;
@@ -142,6 +144,8 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
         `--container-runtime-endpoint=${endpoint}`,
         `--root-dir=${rootDir}`,
         `--hostname-override=${nodeName}`,
+        // The pod cgroup hierarchy lives under the test cgroup root, never in the machine's own.
+        `--cgroup-root=${cgroupRoot}`,
         '-v=4',
         ...extraArgs,
       ];
@@ -188,10 +192,30 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
         await ignoreNotFound(cri.runtime.removePodSandbox({ podSandboxId: sandbox.id }));
       }
       cri.close();
+      removeCgroupHierarchy(cgroupRoot);
       await fs.rm(base, { recursive: true, force: true });
     },
   };
   return self;
+}
+
+/** Removes a kubelet's whole cgroup hierarchy (kubepods, QoS tiers, pod cgroups), deepest first, in every controller. */
+export function removeCgroupHierarchy(root: string): void {
+  const remove = (dir: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) if (entry.isDirectory()) remove(path.join(dir, entry.name));
+    try {
+      rmdirSync(dir);
+    } catch {
+      // still busy or already gone: the runtime test environment's `down` removes the test root
+    }
+  };
+  for (const controller of readdirSync('/sys/fs/cgroup')) remove(path.join('/sys/fs/cgroup', controller, root));
 }
 
 /** Waits until the kubelet's /healthz answers ok. */
