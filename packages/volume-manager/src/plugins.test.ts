@@ -67,6 +67,22 @@ describe('emptyDir', () => {
     await expect(stat(volDir('empty-dir', 'mem'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('medium Memory without sizeLimit: the tmpfs is sized to the pod memory limit (all containers limited), else node allocatable', async () => {
+    const vm = manager({ nodeAllocatable: { cpuMillis: 1000, memoryBytes: 64 * 1024 * 1024, ephemeralStorageBytes: 0 } });
+    const limited = podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }], {
+      containers: [
+        { name: 'a', resources: { limits: { memory: '2Mi' } } },
+        { name: 'b', resources: { limits: { memory: '1Mi' } } },
+      ],
+    });
+    await vm.waitForAttachAndMount(limited);
+    expect((await mountsUnder(volDir('empty-dir', 'mem')))[0]?.superOptions).toContain('size=3072k');
+    const unlimited = podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }], { uid: 'uid-2', containers: [{ name: 'a', resources: { limits: { memory: '2Mi' } } }, { name: 'b' }] });
+    await vm.waitForAttachAndMount(unlimited);
+    const dir = join(root, 'pods', 'uid-2', 'volumes', 'kubernetes.io~empty-dir', 'mem');
+    expect((await mountsUnder(dir))[0]?.superOptions).toContain('size=65536k');
+  });
+
   it('reports disk usage against sizeLimit for eviction', async () => {
     const vm = manager();
     const pod = podWith([

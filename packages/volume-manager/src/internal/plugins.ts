@@ -34,6 +34,25 @@ export interface VolumePlugin {
   readOnly(volume: Volume): boolean;
 }
 
+/**
+ * The size of a memory-backed volume, as upstream calculateEmptyDirMemorySize: node allocatable
+ * memory, lowered to the pod's memory limit when every container declares one, lowered again to
+ * the volume's sizeLimit when that is smaller.
+ */
+export function memoryVolumeSize(ctx: PluginContext, pod: Pod, sizeLimit: string | number | undefined): number {
+  let size = ctx.nodeAllocatable.memoryBytes;
+  const limits = pod.spec.containers.map((c) => (c.resources?.limits as Record<string, string | number> | undefined)?.memory);
+  if (limits.length > 0 && limits.every((l) => l !== undefined)) {
+    const podLimit = limits.reduce<number>((sum, l) => sum + quantityValue(l as string | number), 0);
+    if (podLimit > 0 && podLimit <= size) size = podLimit;
+  }
+  if (sizeLimit !== undefined) {
+    const volumeLimit = quantityValue(sizeLimit);
+    if (volumeLimit > 0 && volumeLimit < size) size = volumeLimit;
+  }
+  return size;
+}
+
 const mountTmpfs = async (ctx: PluginContext, dir: string, options: string[]): Promise<void> => {
   if (isMountPoint(await ctx.mounter.list(), dir)) return;
   await ctx.mounter.mount('tmpfs', dir, 'tmpfs', options);
@@ -51,8 +70,7 @@ export function emptyDirPlugin(ctx: PluginContext): VolumePlugin {
       const medium = volume.emptyDir?.medium ?? '';
       await mkdir(dir, { recursive: true, mode: 0o750 });
       if (medium === 'Memory') {
-        const sizeLimit = volume.emptyDir?.sizeLimit;
-        await mountTmpfs(ctx, dir, sizeLimit !== undefined ? [`size=${quantityValue(sizeLimit)}`] : []);
+        await mountTmpfs(ctx, dir, [`size=${memoryVolumeSize(ctx, pod, volume.emptyDir?.sizeLimit)}`]);
       } else if (medium !== '') {
         throw new VolumeError('INVALID_VOLUME', `emptyDir medium ${JSON.stringify(medium)} is not supported`);
       }
@@ -89,7 +107,7 @@ function payloadPlugin(ctx: PluginContext, name: PluginName, tmpfs: boolean, bui
       // Build first: a missing object fails SetUp before anything is created.
       const payload = await build({ pod, source: ctx.source, tokenSource: ctx.tokenSource, nodeAllocatable: ctx.nodeAllocatable }, volume);
       await mkdir(dir, { recursive: true, mode: 0o750 });
-      if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755']);
+      if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
       await writeAtomic(dir, payload, { nowMs: ctx.now() });
     },
   };
