@@ -4,6 +4,8 @@ import type { VolumeMount } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
 import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
 import type { TempDir } from './internal/test-dirs.js';
+import { createSystemMounter } from './mounter.js';
+import type { Mounter } from './mounter.js';
 import { openSubPath } from './subpath.js';
 import { createVolumeManager } from './volume-manager.js';
 
@@ -105,6 +107,29 @@ describe('subPath mounts', () => {
     expect(await mountsUnder(join(root, 'pods', 'uid-s'))).toHaveLength(0);
     // The volume's own content (a hostPath) survives teardown.
     expect(await readFile(join(vol, 'logs-old', 'app.log'), 'utf8')).toBe('inside');
+  });
+
+  it('wins the race: a symlink swapped in between the check and the mount does not redirect the bind mount', async () => {
+    await mkdir(join(vol, 'logs'));
+    await writeFile(join(vol, 'logs', 'app.log'), 'inside');
+    const real = createSystemMounter();
+    // The "container" swaps logs for a symlink to the host right before mount runs.
+    const racing: Mounter = {
+      list: () => real.list(),
+      unmount: (target) => real.unmount(target),
+      async mount(source, target, fsType, options) {
+        await rename(join(vol, 'logs'), join(vol, 'logs-old'));
+        await symlink(join(tmp.path, 'outside'), join(vol, 'logs'));
+        await real.mount(source, target, fsType, options);
+      },
+    };
+    const vm = createVolumeManager({ rootDir: root, mounter: racing, waitTimeoutMs: 0 });
+    const pod = podWith([{ name: 'data', mountPath: '/logs', subPath: 'logs' }]);
+    await vm.waitForAttachAndMount(pod);
+    const [mount] = await vm.getMountsForContainer(pod, pod.spec.containers[0]!);
+    expect(await readFile(join(mount!.hostPath, 'app.log'), 'utf8')).toBe('inside');
+    await expect(readFile(join(mount!.hostPath, 'secret'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await vm.teardownPod('uid-s');
   });
 
   it('a file subPath is bind-mounted onto a file; subPathExpr expands the container env', async () => {
