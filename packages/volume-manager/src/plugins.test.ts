@@ -138,8 +138,9 @@ describe('hostPath', () => {
       expect(await failure(join(host, 'file'), 'Socket')).toContain('is not a socket file');
       expect(await failure(join(host, 'file'), 'CharDevice')).toContain('is not a character device');
       expect(await failure('/dev/null', 'BlockDevice')).toContain('is not a block device');
-      expect(await failure(join(host, 'missing'), 'Directory')).toContain('does not exist');
-      expect(await failure(host, 'Weird')).toContain('hostPath type "Weird" is not supported');
+      expect(await failure(join(host, 'missing'), 'Directory')).toContain(`hostPath type check failed: ${join(host, 'missing')} is not a directory`);
+      expect(await failure(join(host, 'missing'), 'Socket')).toContain('is not a socket file');
+      expect(await failure(host, 'Weird')).toContain('Weird is an invalid volume type');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
