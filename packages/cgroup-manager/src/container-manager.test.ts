@@ -5,7 +5,7 @@ import { errorMessage } from '@kubelet-ts/common';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { createContainerManager } from './container-manager.js';
 import type { ContainerManagerOptions } from './container-manager.js';
-import { computeNodeAllocatable, countCpuList, evictionMemoryReservation, readMachineCapacity } from './node-allocatable.js';
+import { computeNodeAllocatable, countCpuList, evictionMemoryReservation, nodeResourceList, readMachineCapacity } from './node-allocatable.js';
 import { createFakeCgroupTree } from './testing/fake-cgroup-tree.js';
 import type { FakeCgroupTree, FakeTreeMode } from './testing/fake-cgroup-tree.js';
 
@@ -175,6 +175,7 @@ describe('node allocatable', () => {
     expect(result.allocatable).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10), pids: 900 });
     expect(evictionMemoryReservation({ 'memory.available': '100Mi' }, GiB)).toBe(100 * MiB);
     expect(computeNodeAllocatable({ capacity: { cpuMilli: 100, memoryBytes: 10 }, kubeReserved: { cpu: '1' } }).allocatable.cpuMilli).toBe(0);
+    expect(nodeResourceList(result.allocatable)).toEqual({ cpu: '1700m', memory: String(4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10)) });
   });
 
   it('reads cpus and MemTotal from the machine', async () => {

@@ -79,6 +79,11 @@ export function computeNodeAllocatable(input: NodeAllocatableInput): NodeAllocat
   return { capacity, reserved, evictionMemoryBytes, allocatable, enforced };
 }
 
+/** As a core/v1 ResourceList (`cpu` in millicores, `memory` in bytes, `pods`-free): what node status and the downward API use. */
+export function nodeResourceList(resources: NodeResources): { cpu: string; memory: string } {
+  return { cpu: `${resources.cpuMilli}m`, memory: String(resources.memoryBytes) };
+}
+
 /** Parses a cpu list (`0-3,6`) into a count. */
 export function countCpuList(text: string): number {
   let n = 0;
