@@ -2,7 +2,7 @@
  * kubelet-ts: the node agent binary. Wiring only: every behaviour lives in a @kubelet-ts library
  * or in ./internal helpers.
  */
-import { checkCgroupDriver, createContainerManager } from '@kubelet-ts/cgroup-manager';
+import { checkCgroupDriver, createContainerManager, nodeResourceList } from '@kubelet-ts/cgroup-manager';
 import { errorMessage, systemClock } from '@kubelet-ts/common';
 import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
@@ -59,7 +59,10 @@ const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
   getNodeIPs,
-  getNodeAllocatable: () => nodeCapacity(),
+  getNodeAllocatable: () => {
+    const allocatable = containerManager.getNodeAllocatable()?.allocatable;
+    return allocatable !== undefined ? nodeResourceList(allocatable) : nodeCapacity();
+  },
   getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
   volumes,
   resolvConf: config.resolvConf,
