@@ -114,17 +114,23 @@ test('Burstable, BestEffort and Guaranteed pods get their pod cgroups with the c
   await eventually('Burstable back to the minimum shares', async () => (await read(cg('cpu', 'kubepods', 'burstable', 'cpu.shares'))) === '2', 15_000);
 });
 
-test('a container over its memory limit ends OOMKilled and /pods says so', async () => {
+test('a container over its memory limit ends OOMKilled and /pods says so; the pod cgroup goes once the pod is terminal', async () => {
   await kubelet.writeManifest(
     'oom.yaml',
     busyboxPod('oom', [{ name: 'c', command: ['sh', '-c', 'tail /dev/zero'], resources: { limits: { memory: '16Mi' }, requests: { memory: '16Mi', cpu: '50m' } } }], { restartPolicy: 'Never' }),
   );
+  const uid = await eventually('oom in /pods', async () => (await kubelet.pod('oom'))?.metadata.uid, 20_000, 50);
+  const podDir = ['kubepods', 'burstable', `pod${uid}`];
+  // The pod cgroup (made before the sandbox) carries the pod's memory limit.
+  expect(await eventually('the oom pod cgroup', async () => read(cg('memory', ...podDir, 'memory.limit_in_bytes')), 10_000, 50)).toBe(String(16 * MiB));
   const pod = await eventually('oom terminated', async () => {
     const p = await kubelet.pod('oom');
     return containerState(p, 'c')?.state?.terminated ? p : undefined;
   }, 45_000);
   expect(containerState(pod, 'c')?.state?.terminated).toMatchObject({ reason: 'OOMKilled', exitCode: 137 });
-  expect(await read(cg('memory', 'kubepods', 'burstable', `pod${pod.metadata.uid}`, 'memory.limit_in_bytes'))).toBe(String(16 * MiB));
+  expect(pod.status?.phase).toBe('Failed');
+  // Terminal under restartPolicy Never: the pod is terminated and its cgroup removed, though its manifest stays.
+  await eventually('the terminal pod cgroup removed', async () => !(await isDir(cg('memory', ...podDir))) && !(await isDir(cg('cpu', ...podDir))), 30_000);
   await kubelet.removeManifest('oom.yaml');
 });
 
