@@ -28,7 +28,10 @@ export const noopLogger: Logger = {
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) {
     const cause = (err as { cause?: unknown }).cause;
-    return cause !== undefined && cause !== err ? `${err.message}: ${errorMessage(cause)}` : err.message;
+    if (cause === undefined || cause === err) return err.message;
+    const causeMessage = errorMessage(cause);
+    // Wrappers often quote their cause already: say it once.
+    return err.message.includes(causeMessage) ? err.message : `${err.message}: ${causeMessage}`;
   }
   return String(err);
 }
