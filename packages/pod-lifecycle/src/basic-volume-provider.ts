@@ -121,9 +121,10 @@ async function resolveSubPath(base: string, subPath: string): Promise<string> {
 }
 
 /**
- * A small VolumeProvider good enough until @kubelet-ts/volume-manager exists: emptyDir on disk
- * and hostPath (with type checks), readOnly and subPath. Other volume types fail the containers
- * that mount them with "volume type X not supported yet" (CreateContainerConfigError).
+ * A small VolumeProvider for users of this package alone (the kubelet uses
+ * @kubelet-ts/volume-manager): emptyDir on disk and hostPath (with type checks), readOnly and
+ * subPath. Other volume types fail the containers that mount them with "volume type X not
+ * supported yet" (CreateContainerConfigError).
  */
 export function createBasicVolumeProvider(options: BasicVolumeProviderOptions): VolumeProvider {
   const logger = options.logger ?? noopLogger;

@@ -18,7 +18,7 @@ export interface PodUpdate {
  * What the lifecycle core needs from the volume manager (upstream VolumeManager): mount a pod's
  * volumes before its containers start, tell the runtime helper where each container's mounts
  * come from, and release them when the pod is gone. `createBasicVolumeProvider` is a small
- * stand-in until @kubelet-ts/volume-manager exists.
+ * stand-in; the kubelet uses @kubelet-ts/volume-manager.
  */
 export interface VolumeProvider {
   /** Resolves once every volume of the pod is ready; rejects with the reason otherwise. */
