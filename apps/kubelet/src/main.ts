@@ -6,7 +6,7 @@ import { checkCgroupDriver, createContainerManager, nodeResourceList } from '@ku
 import { errorMessage, systemClock } from '@kubelet-ts/common';
 import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
+import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import { createPodConfig } from '@kubelet-ts/pod-sources';
 import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
@@ -19,6 +19,7 @@ import { waitForRuntime } from './internal/runtime-ready.js';
 import { closeAll, connectSources } from './internal/run.js';
 import { listenIfEnabled } from './internal/serve.js';
 import { staticPodSources } from './internal/sources.js';
+import { createKubeletVolumeManager, runVolumeManager } from './internal/volumes.js';
 
 const { config, flags, warnings } = await loadOptionsOrExit(process.argv.slice(2));
 const logger = createKubeletLogger({ verbosity: config.logging.verbosity, format: config.logging.format === 'json' ? 'json' : 'text' });
@@ -54,7 +55,9 @@ const containerManager = createContainerManager({
   logger: logger.child({ component: 'cm' }),
 });
 await containerManager.start().catch((err: unknown) => logger.error('Failed to create the pod cgroup hierarchy; pods cannot start until it can be created', { err: errorMessage(err) }));
-const volumes = createBasicVolumeProvider({ rootDir: flags.rootDir, logger: logger.child({ component: 'volumes' }) });
+// Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
+// terminated; the same object serves the runtime helper (container mounts) and the lifecycle.
+const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, clock, logger: logger.child({ component: 'volumes' }) });
 const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
@@ -124,8 +127,9 @@ if (runtimeName !== undefined) {
 const cgroupsRunning = containerManager.run(shutdown.signal);
 const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);
+const volumesRunning = runVolumeManager(volumes, shutdown.signal, clock, logger.child({ component: 'volumes' }));
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);
