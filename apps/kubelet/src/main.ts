@@ -2,8 +2,8 @@
  * kubelet-ts: the node agent binary. Wiring only: every behaviour lives in a @kubelet-ts library
  * or in ./internal helpers.
  */
-import { checkCgroupDriver, createContainerManager, nodeResourceList } from '@kubelet-ts/cgroup-manager';
-import { errorMessage, systemClock } from '@kubelet-ts/common';
+import { createContainerManager } from '@kubelet-ts/cgroup-manager';
+import { systemClock } from '@kubelet-ts/common';
 import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
@@ -11,9 +11,10 @@ import { createPodConfig } from '@kubelet-ts/pod-sources';
 import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
+import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
 import { createKubeletLogger } from './internal/logging.js';
-import { nodeCapacity, resolveNodeIPs, resolveNodeName } from './internal/node.js';
+import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
 import { waitForRuntime } from './internal/runtime-ready.js';
 import { closeAll, connectSources } from './internal/run.js';
@@ -54,7 +55,7 @@ const containerManager = createContainerManager({
   clock,
   logger: logger.child({ component: 'cm' }),
 });
-await containerManager.start().catch((err: unknown) => logger.error('Failed to create the pod cgroup hierarchy; pods cannot start until it can be created', { err: errorMessage(err) }));
+await startContainerManager(containerManager, logger.child({ component: 'cm' }));
 // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
 // terminated; the same object serves the runtime helper (container mounts) and the lifecycle.
 const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, clock, logger: logger.child({ component: 'volumes' }) });
@@ -62,10 +63,7 @@ const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
   getNodeIPs,
-  getNodeAllocatable: () => {
-    const allocatable = containerManager.getNodeAllocatable()?.allocatable;
-    return allocatable !== undefined ? nodeResourceList(allocatable) : nodeCapacity();
-  },
+  getNodeAllocatable: allocatableResources(containerManager),
   getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
   volumes,
   resolvConf: config.resolvConf,
@@ -121,9 +119,7 @@ const readOnly = await listenIfEnabled(
 );
 
 const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
-if (runtimeName !== undefined) {
-  void checkCgroupDriver(containerManager.cgroupManager.driver, { runtimeConfig: () => cri.runtime.runtimeConfig({}), status: () => cri.runtime.status({ verbose: true }) }, logger.child({ component: 'cm' }));
-}
+if (runtimeName !== undefined) checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
 const cgroupsRunning = containerManager.run(shutdown.signal);
 const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);

@@ -1,0 +1,36 @@
+import { checkCgroupDriver, nodeResourceList } from '@kubelet-ts/cgroup-manager';
+import type { ContainerManager } from '@kubelet-ts/cgroup-manager';
+import type { Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { RuntimeService } from '@kubelet-ts/cri-client';
+import { nodeCapacity } from './node.js';
+
+/**
+ * Creates the pod cgroup hierarchy. A hierarchy that cannot be created is logged, not fatal:
+ * pods then fail to sync with that reason (the cgroup manager retries), and the kubelet keeps
+ * serving (upstream exits instead).
+ */
+export async function startContainerManager(containerManager: Pick<ContainerManager, 'start'>, logger: Logger): Promise<void> {
+  try {
+    await containerManager.start();
+  } catch (err) {
+    logger.error('Failed to create the pod cgroup hierarchy; pods cannot start until it can be created', { err: errorMessage(err) });
+  }
+}
+
+/** Node allocatable as a resource list for the downward API's default limits; the machine's capacity until it is known. */
+export function allocatableResources(containerManager: Pick<ContainerManager, 'getNodeAllocatable'>): () => { cpu: string; memory: string } {
+  return () => {
+    const allocatable = containerManager.getNodeAllocatable()?.allocatable;
+    return allocatable !== undefined ? nodeResourceList(allocatable) : nodeCapacity();
+  };
+}
+
+/** Once the runtime answers: warn plainly when its cgroup driver differs from ours (a common node failure). */
+export function checkRuntimeCgroupDriver(containerManager: Pick<ContainerManager, 'cgroupManager'>, runtime: RuntimeService, logger: Logger): void {
+  void checkCgroupDriver(
+    containerManager.cgroupManager.driver,
+    { runtimeConfig: () => runtime.runtimeConfig({}), status: () => runtime.status({ verbose: true }) },
+    logger,
+  );
+}
