@@ -16,7 +16,9 @@ function jestConfig(packageDir, options = {}) {
       }],
     },
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-    testTimeout: integration ? 120_000 : 10_000,
+    // Generous: a timeout here only guards against hangs (speed is measured in bench/, never asserted);
+    // some unit suites mount real tmpfs/bind mounts and must survive a loaded machine.
+    testTimeout: integration ? 120_000 : 30_000,
     globalSetup: integration ? path.join(__dirname, 'scripts/jest-integration-setup.cjs') : undefined,
     globalTeardown: integration ? path.join(__dirname, 'scripts/jest-integration-teardown.cjs') : undefined,
     reporters: ['default', path.join(__dirname, 'scripts/jest-summary-reporter.cjs')],
