@@ -17,16 +17,16 @@ status=0
 step() { echo; echo "=== $* ($(( $(date +%s) - start ))s)"; }
 
 step "generated code is up to date"
-npx turbo run check:generated --output-logs=errors-only || status=1
+npx turbo run check:generated --output-logs=errors-only --continue || status=1
 step "typecheck"
-npx turbo run typecheck --output-logs=errors-only || status=1
+npx turbo run typecheck --output-logs=errors-only --continue || status=1
 step "lint"
 npx eslint . || status=1
 step "published shape (publint, attw)"
-npx turbo run check:publish --output-logs=errors-only || status=1
+npx turbo run check:publish --output-logs=errors-only --continue || status=1
 
 step "unit tests"
-npx turbo run test:unit --concurrency=2 || status=1
+npx turbo run test:unit --concurrency=2 --continue || status=1
 
 step "runtime test environment"
 bash scripts/test-runtime.sh up
@@ -34,7 +34,7 @@ bash scripts/test-runtime.sh up
 source "${KUBELET_TS_RUNTIME_DIR:-/run/kubelet-ts-runtime}/env"
 
 step "integration tests against the real containerd ($KUBELET_TS_CRI_ENDPOINT)"
-npx turbo run test:integration --concurrency=1 || status=1
+npx turbo run test:integration --concurrency=1 --continue || status=1
 
 if [ "${KUBELET_TS_KEEP_RUNTIME:-}" != "1" ]; then
   step "tearing the runtime test environment down"
