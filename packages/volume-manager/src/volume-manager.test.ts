@@ -100,6 +100,22 @@ describe('waitForAttachAndMount', () => {
     expect(vm.getMountedVolumes('uid-i')).toEqual([{ podUID: 'uid-i', volumeName: 'm', pluginName: 'kubernetes.io/empty-dir', path: volDir('uid-i', 'empty-dir', 'm'), reconstructed: false }]);
   });
 
+  it('does not read mountinfo on the syncs of a pod whose volumes are set up (a hot path: every pod sync)', async () => {
+    const mounter = new FakeMounter();
+    let lists = 0;
+    const list = mounter.list.bind(mounter);
+    mounter.list = () => {
+      lists++;
+      return list();
+    };
+    const vm = createVolumeManager({ rootDir: root, mounter, waitTimeoutMs: 0 });
+    const pod = newPod({ uid: 'uid-h', spec: { volumes: [{ name: 'e', emptyDir: {} }, { name: 'm', emptyDir: { medium: 'Memory' } }] } });
+    await vm.waitForAttachAndMount(pod);
+    const afterFirst = lists;
+    for (let i = 0; i < 5; i++) await vm.waitForAttachAndMount(pod);
+    expect(lists).toBe(afterFirst);
+  });
+
   it('retries a failed mount (fake mounter error injected once)', async () => {
     const clock = new FakeClock();
     const mounter = new FakeMounter();

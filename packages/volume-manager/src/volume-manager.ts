@@ -231,7 +231,8 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
   /** Marks reconstructed entries that are still intact as set up, so that nothing is mounted again. */
   const adoptReconstructed = async (pod: Pod): Promise<void> => {
     const entries = actual.get(pod.metadata.uid);
-    if (entries === undefined) return;
+    // Every pod sync passes here: read mountinfo only while something is still left to adopt.
+    if (entries === undefined || ![...entries.values()].some((e) => e.reconstructed)) return;
     const mounts = await mounter.list();
     for (const volume of pod.spec.volumes ?? []) {
       const entry = entries.get(volume.name);
