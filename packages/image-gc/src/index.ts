@@ -1,0 +1,1 @@
+export const PACKAGE_NAME = '@kubelet-ts/image-gc';

@@ -1,0 +1,18 @@
+export type {
+  CPUStats,
+  ContainerStats,
+  FsStats,
+  InterfaceStats,
+  MemoryStats,
+  NetworkStats,
+  NodeStats,
+  PVCReference,
+  PodReference,
+  PodStats,
+  ProcessStats,
+  RlimitStats,
+  RuntimeStats,
+  Summary,
+  SummaryProvider,
+  VolumeStats,
+} from './types.js';
