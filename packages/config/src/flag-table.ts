@@ -50,6 +50,8 @@ export type KubeletFlagField =
   | 'minimumContainerTTLDuration'
   | 'maxPerPodContainerCount'
   | 'maxContainerCount'
+  | 'staticObjectDir'
+  | 'evictStaticPods'
   | 'version'
   | 'help';
 
@@ -98,6 +100,9 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
   f('minimum-container-ttl-duration', 'duration', 'minimumContainerTTLDuration', 'Minimum age for a finished container before it is garbage collected.', 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.'),
   f('maximum-dead-containers-per-container', 'int32', 'maxPerPodContainerCount', 'Maximum number of old instances to retain per container.', 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.'),
   f('maximum-dead-containers', 'int32', 'maxContainerCount', 'Maximum number of old container instances to retain globally.', 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.'),
+  // kubelet-ts extensions (no upstream equivalent; see the config README).
+  f('static-object-dir', 'string', 'staticObjectDir', 'kubelet-ts: directory of ConfigMap and Secret manifests that static pods may reference (standalone mode).'),
+  f('evict-static-pods', 'bool', 'evictStaticPods', 'kubelet-ts: let node-pressure eviction act on static pods that are not critical by priority (upstream never evicts static pods).'),
   f('version', 'version', 'version', 'Print version information and quit (--version=raw for more).'),
   { name: 'help', short: 'h', kind: 'bool', target: { flag: 'help' }, usage: 'Help for kubelet.' },
 ];

@@ -155,3 +155,13 @@ describe('validateKubeletFlags', () => {
     ]);
   });
 });
+
+describe('kubelet-ts extension flags', () => {
+  it('parses --static-object-dir and --evict-static-pods (off by default, as upstream never evicts static pods)', () => {
+    expect(parseKubeletArgs([]).flags.evictStaticPods).toBe(false);
+    const a = parseKubeletArgs(['--static-object-dir=/etc/kubelet-ts/objects', '--evict-static-pods']);
+    expect(a.errors).toEqual([]);
+    expect(a.flags.staticObjectDir).toBe('/etc/kubelet-ts/objects');
+    expect(a.flags.evictStaticPods).toBe(true);
+  });
+});

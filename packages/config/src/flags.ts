@@ -34,6 +34,10 @@ export interface KubeletFlags {
   minimumContainerTTLDuration?: string;
   maxPerPodContainerCount?: number;
   maxContainerCount?: number;
+  /** kubelet-ts --static-object-dir: ConfigMap/Secret manifests static pods may reference. */
+  staticObjectDir?: string;
+  /** kubelet-ts --evict-static-pods: static pods not critical by priority may be evicted (default false, as upstream). */
+  evictStaticPods: boolean;
   /** --version: `true`, or `'raw'` for --version=raw. */
   version: boolean | 'raw';
   /** --help / -h */
@@ -143,6 +147,7 @@ const DEFAULT_FLAGS = (): KubeletFlags => ({
   certDir: '/var/lib/kubelet/pki',
   nodeLabels: {},
   exitOnLockContention: false,
+  evictStaticPods: false,
   version: false,
   help: false,
   standalone: true,
