@@ -1,1 +1,4 @@
-export const TESTING = true;
+export { FakeSummaryProvider } from './fake-summary-provider.js';
+export type { FakeSummaryProviderCall } from './fake-summary-provider.js';
+export { newSummary, newPodStats } from './builders.js';
+export type { NewSummaryOptions, NewPodStatsOptions } from './builders.js';
