@@ -1,1 +1,2 @@
-export const TESTING = true;
+export { FakeContainerLogManager, createFakeLocator, writeCriLog, numberedLines } from './fakes.js';
+export type { FakeLocatorEntry, WriteCriLogOptions } from './fakes.js';
