@@ -1,1 +1,18 @@
-export const PACKAGE_NAME = '@kubelet-ts/image-gc';
+export { ImageGCError, isImageGCError } from './errors.js';
+export type { ImageGCErrorCode } from './errors.js';
+export { DEFAULT_IMAGE_GC_POLICY, IMAGE_GC_PERIOD_MS, resolveImageGCPolicy } from './policy.js';
+export type { ImageGCPolicy } from './policy.js';
+export { createImageGC } from './image-gc.js';
+export type {
+  FsCapacity,
+  ImageGC,
+  ImageGCImageService,
+  ImageGCOptions,
+  ImageGCResult,
+  ImageGCRuntimeService,
+  ImageRecord,
+  RemovedImage,
+  StatFsFn,
+} from './image-gc.js';
+export { sandboxImageFromRuntimeInfo } from './sandbox-image.js';
+export { statfsBytes } from './statfs.js';

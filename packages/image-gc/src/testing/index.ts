@@ -1,1 +1,2 @@
-export const TESTING = true;
+export { FakeImageGC } from './fake-image-gc.js';
+export type { FakeImageGCCall, FakeImageGCMethod } from './fake-image-gc.js';

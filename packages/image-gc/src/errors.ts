@@ -1,0 +1,32 @@
+export type ImageGCErrorCode =
+  /** The thresholds or ages given to createImageGC are out of range or inconsistent. */
+  | 'INVALID_POLICY'
+  /** Listing images or containers through the CRI failed: nothing was removed. */
+  | 'RUNTIME'
+  /** The image filesystem's capacity could not be read, or it reported a capacity of 0. */
+  | 'IMAGE_FS'
+  /** Over the high threshold, not enough unused images could be removed to reach the low threshold (upstream FreeDiskSpaceFailed). */
+  | 'FREE_DISK_SPACE_FAILED'
+  /** One or more CRI RemoveImage calls failed; the others went on. */
+  | 'REMOVE_FAILED';
+
+/** The one error class of @kubelet-ts/image-gc. */
+export class ImageGCError extends Error {
+  override readonly name = 'ImageGCError';
+  readonly code: ImageGCErrorCode;
+
+  constructor(code: ImageGCErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+
+  /** Wraps anything thrown into an ImageGCError with `code`, keeping ImageGCErrors as they are. */
+  static from(err: unknown, code: ImageGCErrorCode, message: string): ImageGCError {
+    if (isImageGCError(err)) return err;
+    return new ImageGCError(code, message, { cause: err });
+  }
+}
+
+export function isImageGCError(err: unknown): err is ImageGCError {
+  return err instanceof ImageGCError || (err instanceof Error && err.name === 'ImageGCError' && typeof (err as { code?: unknown }).code === 'string');
+}
