@@ -78,7 +78,7 @@ describe('csi inline volumes', () => {
     });
   };
 
-  it('stages then publishes (driver with STAGE_UNSTAGE_VOLUME) at the upstream paths; unpublishes then unstages on teardown', async () => {
+  it('publishes at the upstream paths without staging, even for a driver with STAGE_UNSTAGE_VOLUME (as upstream for inline volumes); unpublishes on teardown', async () => {
     await startServer(['STAGE_UNSTAGE_VOLUME']);
     const vm = manager();
     const pod = podWith();
@@ -86,22 +86,16 @@ describe('csi inline volumes', () => {
 
     const handle = csiEphemeralVolumeHandle('uid-c', 'data');
     expect(handle).toBe(`csi-${createHash('sha256').update('uid-cdata').digest('hex')}`);
-    const staging = join(root, 'plugins', 'kubernetes.io', 'csi', DRIVER, createHash('sha256').update(handle).digest('hex'), 'globalmount');
     const volDir = join(root, 'pods', 'uid-c', 'volumes', 'kubernetes.io~csi', 'data');
     const target = join(volDir, 'mount');
-    const calls = server.calls.filter((c) => c.method !== 'NodeGetCapabilities');
-    expect(calls.map((c) => c.method)).toEqual(['NodeStageVolume', 'NodePublishVolume']);
-    expect(calls[0]?.request).toMatchObject({
+    expect(server.calls.map((c) => c.method)).toEqual(['NodePublishVolume']);
+    expect(server.calls[0]?.request).toMatchObject({
       volumeId: handle,
-      stagingTargetPath: staging,
-      volumeCapability: { mount: { fsType: 'ext4' }, accessMode: { mode: 'SINGLE_NODE_WRITER' } },
-      secrets: { token: 'abc' },
-    });
-    expect(calls[1]?.request).toMatchObject({
-      volumeId: handle,
-      stagingTargetPath: staging,
+      stagingTargetPath: '',
       targetPath: target,
       readonly: false,
+      volumeCapability: { mount: { fsType: 'ext4' }, accessMode: { mode: 'SINGLE_NODE_WRITER' } },
+      secrets: { token: 'abc' },
       volumeContext: {
         size: '1Gi',
         'csi.storage.k8s.io/ephemeral': 'true',
@@ -111,13 +105,13 @@ describe('csi inline volumes', () => {
         'csi.storage.k8s.io/serviceAccount.name': 'sa',
       },
     });
-    expect(JSON.parse(await readFile(join(volDir, 'vol_data.json'), 'utf8'))).toMatchObject({ specVolID: 'data', volumeHandle: handle, driverName: DRIVER, volumeLifecycleMode: 'Ephemeral' });
+    expect(JSON.parse(await readFile(join(volDir, 'vol_data.json'), 'utf8'))).toEqual({ specVolID: 'data', volumeHandle: handle, driverName: DRIVER, volumeLifecycleMode: 'Ephemeral' });
     expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([{ containerPath: '/data', hostPath: target, readOnly: false }]);
 
-    // What the pod writes lands in the driver's storage, through both bind mounts.
+    // What the pod writes lands in the driver's storage, through the bind mount.
     await writeFile(join(target, 'hello'), 'from the pod');
     expect(await readFile(join(backing, handle, 'hello'), 'utf8')).toBe('from the pod');
-    expect((await mountsUnder(root)).map((m) => m.mountPoint).sort()).toEqual([staging, target].sort());
+    expect((await mountsUnder(root)).map((m) => m.mountPoint)).toEqual([target]);
 
     // Idempotent: set up again, nothing is published twice.
     await vm.waitForAttachAndMount(podWith());
@@ -125,13 +119,35 @@ describe('csi inline volumes', () => {
 
     server.calls.length = 0;
     await vm.teardownPod('uid-c');
-    expect(server.calls.map((c) => [c.method, c.request.targetPath ?? c.request.stagingTargetPath])).toEqual([
-      ['NodeUnpublishVolume', target],
-      ['NodeUnstageVolume', staging],
-    ]);
+    expect(server.calls.map((c) => [c.method, c.request.targetPath])).toEqual([['NodeUnpublishVolume', target]]);
     expect(await mountsUnder(root)).toEqual([]);
     await expect(stat(volDir)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readFile(join(backing, handle, 'hello'), 'utf8')).toBe('from the pod');
+  });
+
+  it('without podInfoOnMount passes only the volume attributes (no pod identity, no ephemeral marker)', async () => {
+    await startServer([]);
+    const vm = createVolumeManager({ rootDir: root, waitTimeoutMs: 0, csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }) });
+    await vm.waitForAttachAndMount(newPod({ uid: 'uid-p', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER, volumeAttributes: { a: 'b' } } }] } }));
+    expect(server.calls[0]?.request.volumeContext).toEqual({ a: 'b' });
+    await vm.teardownPod('uid-p');
+  });
+
+  it('still unstages on teardown when vol_data.json (from an earlier version) names a staging path', async () => {
+    await startServer(['STAGE_UNSTAGE_VOLUME']);
+    await manager().waitForAttachAndMount(podWith());
+    const volDir = join(root, 'pods', 'uid-c', 'volumes', 'kubernetes.io~csi', 'data');
+    const data = JSON.parse(await readFile(join(volDir, 'vol_data.json'), 'utf8')) as Record<string, string>;
+    const staging = join(root, 'plugins', 'kubernetes.io', 'csi', DRIVER, 'x', 'globalmount');
+    await writeFile(join(volDir, 'vol_data.json'), JSON.stringify({ ...data, stagingTargetPath: staging }));
+    server.calls.length = 0;
+    const second = manager();
+    await second.reconstruct();
+    await second.teardownPod('uid-c');
+    expect(server.calls.map((c) => [c.method, c.request.targetPath ?? c.request.stagingTargetPath])).toEqual([
+      ['NodeUnpublishVolume', join(volDir, 'mount')],
+      ['NodeUnstageVolume', staging],
+    ]);
   });
 
   it('publishes directly (read-only) when the driver does not stage', async () => {
@@ -139,8 +155,8 @@ describe('csi inline volumes', () => {
     const vm = manager();
     const pod = podWith(true);
     await vm.waitForAttachAndMount(pod);
-    expect(server.calls.map((c) => c.method)).toEqual(['NodeGetCapabilities', 'NodePublishVolume']);
-    expect(server.calls[1]?.request).toMatchObject({ readonly: true, stagingTargetPath: '' });
+    expect(server.calls.map((c) => c.method)).toEqual(['NodePublishVolume']);
+    expect(server.calls[0]?.request).toMatchObject({ readonly: true, stagingTargetPath: '' });
     const [mount] = await vm.getMountsForContainer(pod, pod.spec.containers[0]!);
     expect(mount?.readOnly).toBe(true);
     await expect(writeFile(join(mount!.hostPath, 'x'), 'y')).rejects.toMatchObject({ code: 'EROFS' });
@@ -159,7 +175,7 @@ describe('csi inline volumes', () => {
     await second.waitForAttachAndMount(podWith());
     expect(server.calls).toEqual([]);
     await second.teardownPod('uid-c');
-    expect(server.calls.map((c) => c.method)).toEqual(['NodeUnpublishVolume', 'NodeUnstageVolume']);
+    expect(server.calls.map((c) => c.method)).toEqual(['NodeUnpublishVolume']);
     expect(await mountsUnder(root)).toEqual([]);
   });
 

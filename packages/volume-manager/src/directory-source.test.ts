@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDirectoryObjectSource } from './directory-source.js';
 import type { VolumeError } from './errors.js';
@@ -52,5 +52,29 @@ describe('createDirectoryObjectSource', () => {
       expect.stringMatching(new RegExp(`^${join(tmp.path, 'noname.json')}: metadata\\.name: `)),
     ]);
     expect(invalid.every((e) => e.code === 'INVALID_OBJECT')).toBe(true);
+  });
+});
+
+describe('createDirectoryObjectSource edge cases', () => {
+  it('treats a missing directory as empty and picks up objects once it appears', async () => {
+    const dir = join(tmp.path, 'later');
+    const source = createDirectoryObjectSource({ dir });
+    expect(await source.getConfigMap('default', 'cm')).toBeUndefined();
+    await mkdir(dir);
+    await writeFile(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {k: v}\n');
+    expect(await source.getConfigMap('default', 'cm')).toMatchObject({ data: { k: 'v' } });
+  });
+
+  it('reports a second definition of the same object, naming both files, and keeps the first; ignores dot-files', async () => {
+    await writeFile(join(tmp.path, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {k: first}\n');
+    await writeFile(join(tmp.path, 'b.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {k: second}\n');
+    await writeFile(join(tmp.path, '.c.yaml.tmp'), 'not: [valid');
+    const invalid: VolumeError[] = [];
+    const source = createDirectoryObjectSource({ dir: tmp.path, onInvalid: (e) => invalid.push(e) });
+    expect(await source.getConfigMap('default', 'cm')).toMatchObject({ data: { k: 'first' } });
+    expect(invalid.map((e) => e.message)).toEqual([`${join(tmp.path, 'b.yaml')}: metadata.name: Duplicate value: ConfigMap default/cm is already defined in ${join(tmp.path, 'a.yaml')}`]);
+    // Reported once per change of the directory, not on every get.
+    await source.getConfigMap('default', 'cm');
+    expect(invalid).toHaveLength(1);
   });
 });

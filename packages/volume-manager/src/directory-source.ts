@@ -43,20 +43,33 @@ const key = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /**
  * A ConfigMapSecretSource for standalone mode: ConfigMap and Secret manifests the operator puts
- * in a directory, validated with zod. Every get checks the directory so that edits reach
- * running pods on the next re-sync (files are parsed again only when they changed).
+ * in a directory, validated with zod. Every get checks the directory (names, sizes, mtimes) so
+ * that edits reach running pods on the volume manager's next re-sync; files are parsed again only
+ * when something changed. Invalid documents and duplicates are reported through `onInvalid` (once
+ * per change) and skipped. Write files atomically (a dot-file or another extension, then rename):
+ * a half-written file may parse as a smaller, valid object.
  */
 export function createDirectoryObjectSource(options: DirectoryObjectSourceOptions): DirectoryObjectSource {
   let configMaps = new Map<string, ConfigMapObject>();
   let secrets = new Map<string, SecretObject>();
 
   let signature: string | undefined;
+  let refreshing: Promise<void> | undefined;
+
+  const notFound = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
+  const manifestNames = async (): Promise<string[]> => {
+    // A missing directory holds no objects (references to them fail as "not found" until it appears).
+    const names = await readdir(options.dir).catch((err: unknown) => {
+      if (notFound(err)) return [] as string[];
+      throw err;
+    });
+    return names.filter((n) => /\.(ya?ml|json)$/.test(n) && !n.startsWith('.')).sort();
+  };
 
   // Files are parsed (and invalid ones reported) again only when a name, size or mtime changed.
-  const refresh = async (): Promise<void> => {
-    const names = (await readdir(options.dir)).filter((n) => /\.(ya?ml|json)$/.test(n) && !n.startsWith('.')).sort();
+  const check = async (): Promise<void> => {
     const parts: string[] = [];
-    for (const name of names) {
+    for (const name of await manifestNames()) {
       const info = await stat(join(options.dir, name), { bigint: true }).catch(() => undefined);
       if (info !== undefined) parts.push(`${name}:${info.size}:${info.mtimeNs}`);
     }
@@ -65,14 +78,25 @@ export function createDirectoryObjectSource(options: DirectoryObjectSourceOption
     await load();
     signature = next;
   };
+  // Concurrent gets share one check.
+  const refresh = (): Promise<void> => {
+    refreshing ??= check().finally(() => {
+      refreshing = undefined;
+    });
+    return refreshing;
+  };
 
   const load = async (): Promise<void> => {
     const nextConfigMaps = new Map<string, ConfigMapObject>();
     const nextSecrets = new Map<string, SecretObject>();
-    const names = (await readdir(options.dir)).filter((n) => /\.(ya?ml|json)$/.test(n) && !n.startsWith('.')).sort();
-    for (const name of names) {
+    const origins = new Map<string, string>();
+    for (const name of await manifestNames()) {
       const file = join(options.dir, name);
-      const text = await readFile(file, 'utf8');
+      const text = await readFile(file, 'utf8').catch((err: unknown) => {
+        if (notFound(err)) return undefined; // removed since the listing
+        throw err;
+      });
+      if (text === undefined) continue;
       const docs = parseAllDocuments(text);
       const list = Array.isArray(docs) ? docs : [docs];
       list.forEach((doc, index) => {
@@ -92,6 +116,14 @@ export function createDirectoryObjectSource(options: DirectoryObjectSourceOption
         }
         const m = parsed.data;
         const namespace = m.metadata.namespace ?? 'default';
+        const id = `${m.kind} ${key(namespace, m.metadata.name)}`;
+        // As the API server would: one object per kind, namespace and name; the first file (in name order) keeps it.
+        const first = origins.get(id);
+        if (first !== undefined) {
+          options.onInvalid?.(new VolumeError('INVALID_OBJECT', `${where}: metadata.name: Duplicate value: ${id} is already defined in ${first}`));
+          return;
+        }
+        origins.set(id, where);
         if (m.kind === 'ConfigMap') {
           const binaryData: Record<string, Buffer> = {};
           for (const [k, v] of Object.entries(m.binaryData ?? {})) binaryData[k] = Buffer.from(v, 'base64');

@@ -13,6 +13,8 @@ export type VolumeErrorCode =
   | 'MOUNT_FAILED'
   /** A CSI driver is unknown or one of its RPCs failed. */
   | 'CSI_FAILED'
+  /** A plugin on the registration socket could not be registered (GetInfo failed, refused by its handler…). */
+  | 'PLUGIN_REGISTRATION_FAILED'
   /** SetUp failed (the message is the one upstream puts in FailedMount events). */
   | 'SETUP_FAILED'
   /** The caller gave up waiting (aborted signal). */

@@ -97,10 +97,12 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
     ...ctx,
     drivers: options.csiDrivers,
     clientFor(driverName, endpoint) {
-      let client = csiClients.get(driverName);
+      // Keyed by endpoint too: a driver that registers again on another socket gets a new client.
+      const key = `${driverName}\n${endpoint}`;
+      let client = csiClients.get(key);
       if (client === undefined) {
         client = clientFactory({ endpoint });
-        csiClients.set(driverName, client);
+        csiClients.set(key, client);
       }
       return client;
     },

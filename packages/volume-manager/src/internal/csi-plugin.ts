@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import type { Pod, Volume } from '@kubelet-ts/api';
 import { z } from 'zod';
 import type { CsiNodeClient } from '../csi-client.js';
-import { NODE_CAPABILITY } from '../csi-client.js';
 import { VolumeError } from '../errors.js';
 import { isMountPoint } from '../mounter.js';
-import { csiEphemeralVolumeHandle, csiStagingPath, PLUGIN_NAMES, podVolumeDir } from '../paths.js';
+import { csiEphemeralVolumeHandle, PLUGIN_NAMES, podVolumeDir } from '../paths.js';
 import type { CsiDriverRegistry } from '../types.js';
 import type { PluginContext, VolumePlugin } from './plugins.js';
 
@@ -32,8 +31,10 @@ const notFound = (err: unknown): boolean => (err as NodeJS.ErrnoException).code 
 /**
  * CSI ephemeral inline volumes (upstream csi plugin, Ephemeral lifecycle mode): volume handle
  * `csi-<sha256(podUID+name)>`, target `<pod volume dir>/mount`, vol_data.json next to it.
- * NodeStageVolume (to `<root>/plugins/kubernetes.io/csi/<driver>/<sha256(handle)>/globalmount`)
- * only when the driver advertises STAGE_UNSTAGE_VOLUME.
+ * Only NodePublishVolume / NodeUnpublishVolume, whatever the driver's capabilities: upstream never
+ * stages inline volumes (csiMountMgr.SetUpAt computes a staging path only for PV sources, and
+ * CanDeviceMount is false in Ephemeral mode). A vol_data.json that names a staging path (written
+ * by an earlier kubelet-ts) is still unstaged on teardown.
  */
 export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir: string): Promise<void> } {
   const volumeDir = (pod: Pod, volume: Volume): string => podVolumeDir(ctx.rootDir, pod.metadata.uid, PLUGIN_NAMES.csi, volume.name);
@@ -64,14 +65,14 @@ export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir:
       if (isMountPoint(await ctx.mounter.list(), target)) return;
       const node = client(source.driver);
       const volumeHandle = csiEphemeralVolumeHandle(pod.metadata.uid, volume.name);
-      const capabilities = await node.nodeGetCapabilities();
-      const staging = capabilities.includes(NODE_CAPABILITY.STAGE_UNSTAGE_VOLUME) ? csiStagingPath(ctx.rootDir, source.driver, volumeHandle) : undefined;
-      const volumeContext: Record<string, string> = { ...(source.volumeAttributes ?? {}), 'csi.storage.k8s.io/ephemeral': 'true' };
+      const volumeContext: Record<string, string> = { ...(source.volumeAttributes ?? {}) };
+      // Upstream getPodInfoAttrs: pod identity, and the ephemeral marker, only for podInfoOnMount drivers.
       if (ctx.drivers?.get(source.driver)?.podInfoOnMount === true) {
         volumeContext['csi.storage.k8s.io/pod.name'] = pod.metadata.name;
         volumeContext['csi.storage.k8s.io/pod.namespace'] = pod.metadata.namespace ?? 'default';
         volumeContext['csi.storage.k8s.io/pod.uid'] = pod.metadata.uid;
         volumeContext['csi.storage.k8s.io/serviceAccount.name'] = pod.spec.serviceAccountName ?? 'default';
+        volumeContext['csi.storage.k8s.io/ephemeral'] = 'true';
       }
       const secrets = await secretsFor(pod, source.nodePublishSecretRef?.name);
       const volumeCapability = {
@@ -85,17 +86,11 @@ export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir:
         volumeHandle,
         driverName: source.driver,
         volumeLifecycleMode: 'Ephemeral',
-        ...(staging !== undefined ? { stagingTargetPath: staging } : {}),
       };
       await writeFile(join(dir, VOL_DATA_FILE), JSON.stringify(volData));
 
-      if (staging !== undefined) {
-        await mkdir(staging, { recursive: true, mode: 0o750 });
-        await node.nodeStageVolume({ volumeId: volumeHandle, stagingTargetPath: staging, volumeCapability, secrets, volumeContext });
-      }
       await node.nodePublishVolume({
         volumeId: volumeHandle,
-        ...(staging !== undefined ? { stagingTargetPath: staging } : {}),
         targetPath: target,
         volumeCapability,
         readonly: source.readOnly === true,

@@ -43,6 +43,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * as a simple driver backed by bind mounts: NodeStageVolume bind-mounts `<backingDir>/<volumeId>`
  * on the staging path, NodePublishVolume bind-mounts the staging path (or the backing dir) on the
  * target path (read-only when asked), and Unpublish/Unstage unmount them. Idempotent as the spec asks.
+ * NodeUnpublishVolume removes the target directory, as the spec asks of drivers.
  */
 export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): FakeCsiNodeServer {
   const { mounter, backingDir } = options;
@@ -73,7 +74,8 @@ export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): Fake
       if (target === '') throw csiStatus(grpc.status.INVALID_ARGUMENT, 'target_path is required');
       if (await mounted(target)) return {};
       const staging = str(req.stagingTargetPath);
-      if ((options.capabilities ?? []).includes('STAGE_UNSTAGE_VOLUME') && !(await mounted(staging))) {
+      // A staged volume must be staged first; an unstaged one (inline ephemeral volumes) is published from the backing dir.
+      if (staging !== '' && !(await mounted(staging))) {
         throw csiStatus(grpc.status.FAILED_PRECONDITION, `volume ${str(req.volumeId)} is not staged at ${JSON.stringify(staging)}`);
       }
       const source = staging !== '' ? staging : join(backingDir, str(req.volumeId));

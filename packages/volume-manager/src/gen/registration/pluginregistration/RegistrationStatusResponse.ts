@@ -1,0 +1,8 @@
+// Original file: pluginregistration/v1/api.proto
+
+
+export interface RegistrationStatusResponse {
+}
+
+export interface RegistrationStatusResponse__Output {
+}

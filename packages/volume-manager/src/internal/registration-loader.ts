@@ -1,0 +1,14 @@
+import { fromJSON } from '@grpc/proto-loader';
+import type { PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
+import { registrationDescriptor } from '../gen/registration/descriptor.js';
+import { LOADER_OPTIONS } from './csi-loader.js';
+
+let cached: PackageDefinition | undefined;
+
+/** The pluginregistration.Registration service definition (kubelet plugin registration API v1). */
+export function registrationService(): ServiceDefinition {
+  cached ??= fromJSON(registrationDescriptor as Parameters<typeof fromJSON>[0], LOADER_OPTIONS);
+  const service = cached['pluginregistration.Registration'] as ServiceDefinition | undefined;
+  if (service === undefined) throw new Error('pluginregistration.Registration missing from the registration descriptor');
+  return service;
+}
