@@ -13,6 +13,7 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
 import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
+import { createKubeletImageGC, imageGCPeriodMs, runImageGC } from './internal/image-gc.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
@@ -39,6 +40,9 @@ const cri = createCriClient({
   timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
   logger: logger.child({ component: 'cri' }),
 });
+// Image GC (image-gc): thresholds and ages from the configuration, last-used times kept in <root-dir>/image-gc;
+// imageGc.deleteUnusedImages is also the eviction manager's image reclaim.
+const imageGc = createKubeletImageGC({ config, rootDir: flags.rootDir, cri, podInfraContainerImage: flags.podInfraContainerImage, clock, logger: logger.child({ component: 'image-gc' }) });
 // Cgroups (cgroup-manager): the QoS hierarchy under cgroupRoot, node allocatable on kubepods, pod cgroups.
 // A hierarchy that cannot be created is logged; pods then fail to sync with that reason and start is retried.
 const containerManager = createContainerManager({
@@ -124,8 +128,9 @@ const cgroupsRunning = containerManager.run(shutdown.signal);
 const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);
 const volumesRunning = runVolumeManager(volumes, shutdown.signal, clock, logger.child({ component: 'volumes' }));
+const imageGcRunning = runImageGC(imageGc, runtimeName !== undefined, shutdown.signal, imageGCPeriodMs(process.env, logger));
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

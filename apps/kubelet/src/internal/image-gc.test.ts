@@ -1,0 +1,72 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
+import { IMAGE_GC_PERIOD_MS } from '@kubelet-ts/image-gc';
+import { FakeImageGC } from '@kubelet-ts/image-gc/testing';
+import { IMAGE_GC_PERIOD_ENV, createKubeletImageGC, imageGCPeriodMs, imageGCStateFile, runImageGC } from './image-gc.js';
+
+const config = { imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80, imageMinimumGCAge: '2m0s', imageMaximumGCAge: '0s' };
+
+describe('kubelet image GC wiring', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kubelet-image-gc-'));
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps its state under <root-dir>/image-gc/state.json and applies the configured thresholds and ages', async () => {
+    const clock = new FakeClock();
+    const cri = createFakeCriClient({ clock });
+    cri.image.addImage({ ref: 'registry.test/old:1', size: 1_000_000 });
+    cri.image.addImage({ ref: 'registry.test/infra:1', size: 1_000_000 });
+    const gc = createKubeletImageGC({
+      config: { ...config, imageGCHighThresholdPercent: 1, imageGCLowThresholdPercent: 0, imageMinimumGCAge: '1m0s' },
+      rootDir: dir,
+      cri,
+      podInfraContainerImage: 'registry.test/infra:1',
+      clock,
+      logger: new RecordingLogger(),
+    });
+    await gc.detectImages();
+    const saved = JSON.parse(await fs.readFile(imageGCStateFile(dir), 'utf8')) as { images: Record<string, unknown> };
+    expect(Object.keys(saved.images)).toHaveLength(2);
+    expect(imageGCStateFile(dir)).toBe(path.join(dir, 'image-gc', 'state.json'));
+    // younger than imageMinimumGCAge: kept; older: removed, except --pod-infra-container-image
+    await expect(gc.deleteUnusedImages()).resolves.toMatchObject({ removed: [] });
+    await clock.advance(60_000);
+    await expect(gc.deleteUnusedImages()).resolves.toMatchObject({ removed: [{ repoTags: ['registry.test/old:1'] }] });
+    expect(cri.image.hasImage('registry.test/infra:1')).toBe(true);
+  });
+
+  it('refuses an inconsistent policy at creation', () => {
+    const cri = createFakeCriClient();
+    expect(() =>
+      createKubeletImageGC({ config: { ...config, imageGCLowThresholdPercent: 90 }, rootDir: dir, cri, clock: new FakeClock(), logger: new RecordingLogger() }),
+    ).toThrow('LowThresholdPercent 90 can not be higher than HighThresholdPercent 85');
+  });
+
+  it('runs every 5 minutes unless the test-only variable sets a valid period', () => {
+    const logger = new RecordingLogger();
+    expect(imageGCPeriodMs({}, logger)).toBe(IMAGE_GC_PERIOD_MS);
+    expect(IMAGE_GC_PERIOD_MS).toBe(300_000);
+    expect(imageGCPeriodMs({ [IMAGE_GC_PERIOD_ENV]: '1s' }, logger)).toBe(1_000);
+    expect(imageGCPeriodMs({ [IMAGE_GC_PERIOD_ENV]: 'soon' }, logger)).toBe(IMAGE_GC_PERIOD_MS);
+    expect(imageGCPeriodMs({ [IMAGE_GC_PERIOD_ENV]: '0s' }, logger)).toBe(IMAGE_GC_PERIOD_MS);
+    expect(logger.records.map((r) => r.level)).toEqual(['warn', 'warn', 'warn']);
+  });
+
+  it('runs only once the runtime is ready, until the shutdown signal', async () => {
+    const gc = new FakeImageGC();
+    const controller = new AbortController();
+    await runImageGC(gc, false, controller.signal, 1_000);
+    expect(gc.count('run')).toBe(0);
+    const running = runImageGC(gc, true, controller.signal, 1_000);
+    expect(gc.count('run')).toBe(1);
+    controller.abort();
+    await expect(running).resolves.toBeUndefined();
+  });
+});
