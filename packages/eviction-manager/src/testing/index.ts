@@ -1,1 +1,1 @@
-export const TESTING = true;
+export { FakeEvictionManager } from './fake-eviction-manager.js';

@@ -1,0 +1,16 @@
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
+
+/**
+ * How Go prints `resource.NewQuantity(n, resource.BinarySI)`: the largest power-of-1024 suffix that
+ * divides the value exactly, else the plain integer (`51200Ki`, `100Mi`, `1536`, `0`).
+ */
+export function formatBinaryQuantity(value: number): string {
+  let n = Math.trunc(value);
+  if (n === 0 || Math.abs(n) < 1024) return String(n);
+  let i = 0;
+  while (i < BINARY_SUFFIXES.length - 1 && n % 1024 === 0) {
+    n /= 1024;
+    i++;
+  }
+  return `${n}${BINARY_SUFFIXES[i] ?? ''}`;
+}

@@ -1,0 +1,43 @@
+import type { Pod } from '@kubelet-ts/api';
+import { parseQuantity } from '@kubelet-ts/api';
+import type { PodStats } from '@kubelet-ts/stats';
+import { containerEphemeralUsage, podDiskUsage, podLimit } from './internal/pod-usage.js';
+import { MessageFormat } from './messages.js';
+
+/** Which local-storage limit a pod exceeds (upstream emptyDir/pod/container limit eviction), as the eviction message. */
+export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedImageFs: boolean): string | undefined {
+  const volumeUsed = new Map((podStats.volume ?? []).map((v) => [v.name, v.usedBytes]));
+  for (const volume of pod.spec.volumes ?? []) {
+    const emptyDir = (volume as { emptyDir?: { sizeLimit?: string | number } }).emptyDir;
+    const limit = emptyDir?.sizeLimit;
+    const usedBytes = volumeUsed.get(volume.name);
+    if (limit === undefined || usedBytes === undefined) continue;
+    const limitBytes = quantity(limit);
+    if (limitBytes > 0 && usedBytes > limitBytes) return MessageFormat.emptyDir(volume.name, String(limit));
+  }
+  const podLimitValue = podLimit(pod, 'ephemeral-storage');
+  if (podLimitValue !== undefined) {
+    const usage = podDiskUsage(podStats, pod, ['root', 'logs', 'localVolumeSource'], false);
+    if (usage > podLimitValue.value) return MessageFormat.podEphemeralStorage(podLimitValue.text);
+  }
+  for (const cs of podStats.containers) {
+    const container = pod.spec.containers.find((c) => c.name === cs.name);
+    const limit = container?.resources?.limits?.['ephemeral-storage'];
+    if (limit === undefined || quantity(limit) === 0) continue;
+    // With a dedicated imagefs the writable layer is not on nodefs: only logs count.
+    if (containerEphemeralUsage(cs, !dedicatedImageFs) > quantity(limit)) return MessageFormat.containerEphemeralStorage(cs.name, String(limit));
+  }
+  return undefined;
+}
+
+function quantity(value: string | number): number {
+  return typeof value === 'number' ? value : parseQuantitySafe(value);
+}
+
+function parseQuantitySafe(value: string): number {
+  try {
+    return parseQuantity(value);
+  } catch {
+    return 0;
+  }
+}
