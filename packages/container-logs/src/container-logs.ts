@@ -6,8 +6,7 @@ import type { Writable } from 'node:stream';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
-import { isNotFound } from '@kubelet-ts/cri-client';
-import { ContainerLogsError } from './errors.js';
+import { ContainerLogsError, isCriNotFound } from './errors.js';
 import { newLogOptions, parsePodLogOptions } from './options.js';
 import type { PodLogOptions } from './options.js';
 import { readLogs } from './reader.js';
@@ -60,7 +59,7 @@ export async function streamContainerLogs(request: StreamContainerLogsOptions): 
   const what = `container ${JSON.stringify(request.container)} in pod ${JSON.stringify(`${request.namespace}/${request.pod}`)}`;
   const target = await request.locate({ namespace: request.namespace, pod: request.pod, container: request.container, previous });
   if (target === undefined) {
-    throw new ContainerLogsError('NOT_FOUND', previous ? `previous terminated container ${what} not found` : `${what} not found`);
+    throw new ContainerLogsError('NOT_FOUND', previous ? `previous terminated ${what} not found` : `${what} not found`);
   }
   let logPath = target.logPath;
   if (logPath === undefined || logPath === '') {
@@ -68,7 +67,7 @@ export async function streamContainerLogs(request: StreamContainerLogsOptions): 
       const response = await request.runtime.containerStatus({ containerId: target.containerId, verbose: false });
       logPath = response.status?.logPath ?? '';
     } catch (err) {
-      if (isNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
+      if (isCriNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
       throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(target.containerId)}`);
     }
     if (logPath === '') throw new ContainerLogsError('NOT_FOUND', `${what} has no log path`);

@@ -37,3 +37,11 @@ export function isContainerLogsError(err: unknown): err is ContainerLogsError {
 export function isLogsNotFound(err: unknown): boolean {
   return isContainerLogsError(err) && err.code === 'NOT_FOUND';
 }
+
+/**
+ * NOT_FOUND from CRI. Checks the `code` field too: cri-client's `isNotFound` relies on `instanceof CriError`,
+ * and its `.` and `./testing` bundles each carry their own CriError class, so fakes' errors fail that test.
+ */
+export function isCriNotFound(err: unknown): boolean {
+  return err instanceof Error && (err as { code?: unknown }).code === 'NOT_FOUND';
+}
