@@ -1,0 +1,289 @@
+// Benchmarks 2–4 in one kubelet session (they share the 110 running pods, which keeps
+// `npm run bench` within its time budget):
+//   footprint, idle   the kubelet's RSS and CPU (/proc) with no pods, over --idle-seconds;
+//   density           --pods manifests written at once (one http-echo container each, httpGet
+//                     readiness probe every 10 s); time until every container runs (CRI) and until
+//                     /pods reports all Ready; the same pods through the direct-CRI baseline started
+//                     concurrently (one task per pod, as the kubelet has one worker per pod);
+//   footprint, steady RSS and CPU over --steady-seconds with the pods running, and CRI calls per
+//                     second (counted inside the kubelet by bench/lib/cri-call-counter.cjs);
+//   stop latency      every manifest deleted at once until every container has stopped, every
+//                     sandbox is stopped and every sandbox is gone (the kubelet removes a deleted
+//                     pod's sandboxes in housekeeping); the baseline stops and removes its pods with
+//                     the kubelet's calls, concurrently.
+// The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
+//
+// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 30] [--steady-seconds 120] [--settle 10]
+//          [--no-baseline] [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+// Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
+// baseline's cleanup.
+import fs from 'node:fs';
+import path from 'node:path';
+import { baselinePod, startPodDirect, stopPodDirect } from '../lib/baseline.mjs';
+import { connectCri, mapLimit, removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
+import { env, log, parseArgs, sleep } from '../lib/env.mjs';
+import { isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
+import { acquireLock, releaseLock } from '../lib/lock.mjs';
+import { machineInfo, machineLine } from '../lib/machine.mjs';
+import { loadAverage, measureWindow, shimPids } from '../lib/proc.mjs';
+import { summarizeCpuProfile, summarizeHeapSnapshot } from '../lib/profile.mjs';
+import { podManifest, podNames } from '../lib/pods.mjs';
+import { table, writeResults } from '../lib/report.mjs';
+import { createBenchmarkRun } from '../lib/run.mjs';
+import { ratio, round, summarize } from '../lib/stats.mjs';
+
+const args = parseArgs();
+const PODS = args.number('pods', 110);
+const IDLE_S = args.number('idle-seconds', 30);
+const STEADY_S = args.number('steady-seconds', 120);
+const SETTLE_S = args.number('settle', 10);
+const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
+const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
+const POLL_MS = 250;
+const BASELINE = !args.flag('no-baseline');
+const CPU_PROF = args.flag('cpu-prof');
+const HEAP_SNAPSHOT = args.flag('heap-snapshot');
+const run = createBenchmarkRun('density', { keep: args.flag('keep') });
+const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
+
+/**
+ * Polls until `done(state)` holds: state = our running containers (by pod name) and sandboxes
+ * (id → state), from two List calls. `onPoll` sees each state (to record first sightings).
+ */
+async function pollRuntime(cri, isOurs, done, { deadline, what, onPoll, check }) {
+  for (;;) {
+    const [containers, sandboxes] = await Promise.all([
+      cri.runtime.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }),
+      cri.runtime.listPodSandbox({}),
+    ]);
+    const state = {
+      now: performance.now(),
+      running: new Set(containers.containers.map((c) => c.labels?.['io.kubernetes.pod.name']).filter((name) => name !== undefined && isOurs(name))),
+      sandboxes: sandboxes.items.filter((s) => isOurs(s.metadata?.name ?? '')),
+    };
+    await onPoll?.(state);
+    if (done(state)) return state;
+    check?.();
+    if (performance.now() > deadline) throw new Error(`timed out ${what}`);
+    await sleep(POLL_MS);
+  }
+}
+
+await run.main(async () => {
+  const machine = machineInfo();
+  const image = env('KUBELET_TS_HTTP_IMAGE');
+  const c = await connectCri();
+  run.defer('close the CRI client', () => c.cri.close());
+  const names = podNames(PODS, 'dens');
+  const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
+  const containerdPid = Number(fs.readFileSync(env('KUBELET_TS_CONTAINERD_PID_FILE'), 'utf8').trim());
+
+  await acquireLock();
+  log(`holding the integration lock; work dir ${run.baseDir}`);
+  const nodeName = `bench-dens-${process.pid}`;
+  const isOurs = (name) => name.endsWith(`-${nodeName}`);
+  const kubeletDir = path.join(run.baseDir, 'kubelet');
+  fs.mkdirSync(kubeletDir);
+  const kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2) });
+  run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
+  run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
+  run.defer('stop the kubelet', () => kubelet.stop());
+  const criCalls = () => kubelet.criCounts();
+  const check = () => kubelet.assertRunning('the benchmark ran');
+
+  // ---- footprint, idle
+  await sleep(SETTLE_S * 1000);
+  log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
+  const idle = await measureWindow(kubelet.pid, IDLE_S, { extra: criCalls, others: { containerd: [containerdPid] } });
+  const heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+
+  // ---- density
+  const loadBeforeDensity = loadAverage();
+  const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
+  log(`density: writing ${PODS} manifests at once`);
+  const t0 = writeManifests(kubelet, pods, run.baseDir);
+  const firstRunning = new Map();
+  let allRunningAt;
+  let lastReport = 0;
+  await pollRuntime(c.cri, isOurs, (s) => s.running.size >= PODS, {
+    deadline: t0 + START_TIMEOUT_MS,
+    what: `waiting for ${PODS} running containers`,
+    check,
+    onPoll: (s) => {
+      for (const name of s.running) if (!firstRunning.has(name)) firstRunning.set(name, s.now - t0);
+      if (s.running.size >= PODS) allRunningAt = s.now;
+      if (s.now - lastReport > 10_000) {
+        lastReport = s.now;
+        log(`  ${s.sandboxes.length} sandboxes, ${s.running.size} containers running`);
+      }
+    },
+  });
+  let allReadyAt;
+  for (;;) {
+    check();
+    const ready = (await kubelet.pods()).filter(isReady).length;
+    if (ready >= PODS) {
+      allReadyAt = performance.now();
+      break;
+    }
+    if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
+    await sleep(POLL_MS);
+  }
+  log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
+
+  // ---- footprint, steady
+  await sleep(SETTLE_S * 1000);
+  log(`steady: measuring for ${STEADY_S} s`);
+  const steady = await measureWindow(kubelet.pid, STEADY_S, { extra: criCalls, others: { containerd: [containerdPid], shims: shimPids(socket) } });
+  const callDelta = (window) => {
+    const { start, end } = window.extra;
+    const elapsedS = (end.time - start.time) / 1000;
+    const perMethod = Object.fromEntries(
+      Object.keys(end.counts)
+        .map((m) => [m.replace(/^\/runtime\.v1\./, ''), round((end.counts[m] - (start.counts[m] ?? 0)) / elapsedS, 2)])
+        .filter(([, rate]) => rate > 0)
+        .sort((a, b) => b[1] - a[1]),
+    );
+    const total = round(Object.values(perMethod).reduce((a, b) => a + b, 0), 2);
+    return { perSecond: total, perMethod, seconds: round(elapsedS, 1) };
+  };
+  const heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+
+  // ---- stop latency
+  const loadBeforeStop = loadAverage();
+  log(`stop: deleting ${PODS} manifests at once`);
+  const s0 = performance.now();
+  for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
+  const stopMarks = {};
+  await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
+    deadline: s0 + STOP_TIMEOUT_MS,
+    what: 'waiting for every sandbox to be removed',
+    check,
+    onPoll: (s) => {
+      if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
+      if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY')) stopMarks.sandboxesStopped = s.now - s0;
+      if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
+    },
+  });
+  log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
+  const totalCalls = kubelet.criCounts();
+  await kubelet.stop();
+  const profile = CPU_PROF ? profileIn(kubelet.dirs.prof) : null;
+
+  // ---- the direct-CRI baseline (the kubelet is stopped: nothing kills these pods)
+  let baseline = null;
+  if (BASELINE) {
+    const label = `density-baseline-${process.pid}`;
+    const baselineRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/bench-dens-baseline-${process.pid}`;
+    run.defer('remove the baseline cgroup root', () => removeCgroupTree(baselineRoot));
+    run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === label));
+    const loadBeforeBaseline = loadAverage();
+    const specs = names.map((name) => baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }));
+    log(`baseline: starting ${PODS} pods concurrently through CRI`);
+    const b0 = performance.now();
+    const started = await Promise.all(
+      specs.map(async (spec) => {
+        const ids = await startPodDirect(c, spec, image);
+        return { ...ids, returnedMs: performance.now() - b0 };
+      }),
+    );
+    const isBaseline = (name) => name.endsWith('-baseline') && names.includes(name.slice(0, -'-baseline'.length));
+    const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, { deadline: b0 + START_TIMEOUT_MS, what: 'waiting for the baseline pods' });
+    const baselineAllRunning = seen.now - b0;
+    log(`baseline: all running after ${seconds(baselineAllRunning)} s`);
+    await sleep(SETTLE_S * 1000);
+    const bs0 = performance.now();
+    // Sequential per pod, concurrent across pods, as the kubelet's pod workers.
+    await mapLimit(started, started.length, (ids) => stopPodDirect(c, ids));
+    const baselineStopMs = performance.now() - bs0;
+    log(`baseline: all stopped and removed after ${seconds(baselineStopMs)} s`);
+    baseline = {
+      calls: 'per pod, concurrently: ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer; stop: StopContainer, StopPodSandbox, RemoveContainer, StopPodSandbox, RemovePodSandbox',
+      loadAverageBefore: loadBeforeBaseline,
+      allRunningSeconds: seconds(baselineAllRunning),
+      perPodStartedSeconds: summarize(started.map((s) => s.returnedMs / 1000), 2),
+      stopAndRemoveSeconds: seconds(baselineStopMs),
+    };
+  }
+  releaseLock();
+
+  const densityResult = {
+    allRunningSeconds: seconds(allRunningAt - t0),
+    allReadySeconds: seconds(allReadyAt - t0),
+    perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
+  };
+  const stopResult = {
+    containersStoppedSeconds: seconds(stopMarks.containersStopped),
+    sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
+    sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
+  };
+  const idleCalls = callDelta(idle);
+  const steadyCalls = callDelta(steady);
+  delete idle.extra;
+  delete steady.extra;
+  const result = {
+    benchmark: 'density',
+    date: new Date().toISOString(),
+    command: `node bench/density/run.mjs ${args.argv.join(' ')}`.trim(),
+    kubeletCommand: kubelet.command,
+    machine,
+    loadAverage: { beforeDensity: loadBeforeDensity, beforeStop: loadBeforeStop, atEnd: loadAverage() },
+    pods: PODS,
+    pod: 'one http-echo container (image present), readiness httpGet :8080/ready every 10 s',
+    footprint: {
+      idle: { ...idle, criCalls: idleCalls },
+      steady: { ...steady, criCalls: steadyCalls },
+      heap: HEAP_SNAPSHOT ? { idle: heapIdle, steady: heapSteady } : null,
+    },
+    density: densityResult,
+    stop: stopResult,
+    baseline,
+    ratios: {
+      densityAllRunning: ratio(densityResult.allRunningSeconds, baseline?.allRunningSeconds),
+      stopSandboxesGone: ratio(stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds),
+    },
+    targets: {
+      rssAtMost150MiB: steady.rssMiB.max <= 150,
+      steadyCpuAtMost5Percent: steady.cpuPercentOfOneCore <= 5,
+    },
+    criCallsWholeRun: totalCalls.counts,
+    cpuProfile: profile,
+  };
+  const md = [
+    `# Density, footprint and stop latency — ${result.date}`,
+    '',
+    `\`${result.command}\` — ${PODS} pods; ${result.pod}.`,
+    '',
+    `Machine: ${machineLine(machine)}; load average before density ${loadBeforeDensity.join(' / ')}, before stop ${loadBeforeStop.join(' / ')}.`,
+    '',
+    table(
+      ['', 'kubelet', 'direct CRI baseline', 'kubelet ÷ baseline'],
+      [
+        [`${PODS} pods written at once → all containers running (s)`, densityResult.allRunningSeconds, baseline?.allRunningSeconds, result.ratios.densityAllRunning],
+        [`→ all Ready in /pods (s)`, densityResult.allReadySeconds, null, null],
+        [`delete all → every container stopped (s)`, stopResult.containersStoppedSeconds, null, null],
+        [`delete all → every sandbox stopped (s)`, stopResult.sandboxesStoppedSeconds, null, null],
+        [`delete all → every sandbox gone (s)`, stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds, result.ratios.stopSandboxesGone],
+      ],
+    ),
+    '',
+    table(
+      ['kubelet footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s', 'containerd CPU %', 'machine busy %'],
+      [
+        [`idle, no pods (${idle.seconds} s)`, idle.cpuPercentOfOneCore, `${idle.rssMiB.p50} / ${idle.rssMiB.max}`, idleCalls.perSecond, idle.others.containerd, idle.machineBusyPercentOfAllCores],
+        [`steady, ${PODS} pods (${steady.seconds} s)`, steady.cpuPercentOfOneCore, `${steady.rssMiB.p50} / ${steady.rssMiB.max}`, steadyCalls.perSecond, steady.others.containerd, steady.machineBusyPercentOfAllCores],
+      ],
+    ),
+    '',
+    `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod).map(([m, r]) => `${m} ${r}`).join(', ')}.`,
+    '',
+    `Targets: RSS ≤ 150 MiB with ${PODS} pods ${result.targets.rssAtMost150MiB ? 'met' : 'not met'}; steady CPU ≤ 5 % ${result.targets.steadyCpuAtMost5Percent ? 'met' : 'not met'}.`,
+  ].join('\n');
+  const files = writeResults('density', result, md, { out: args.option('out') });
+  process.stdout.write(`${md}\n\nresults: ${files.json}, ${files.md}\n`);
+});
+
+function profileIn(dir) {
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  return file ? summarizeCpuProfile(path.join(dir, file)) : { error: 'no .cpuprofile written' };
+}

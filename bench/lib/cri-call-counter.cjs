@@ -1,0 +1,45 @@
+// Preloaded into the kubelet by the benchmarks (`node --require bench/lib/cri-call-counter.cjs`) to
+// count the CRI calls it makes without changing the kubelet: it wraps grpc-js's Client methods
+// that @kubelet-ts/cri-client uses (makeUnaryRequest, makeServerStreamRequest) and writes the
+// cumulative counts per gRPC method, with the time, to $KUBELET_TS_BENCH_CRI_COUNTS every second
+// and at exit. It also keeps the first RunPodSandbox and CreateContainer requests, so a benchmark
+// can check that its direct-CRI baseline sends the same shape. Cost: one Map update per call.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const out = process.env.KUBELET_TS_BENCH_CRI_COUNTS;
+if (out) {
+  // The grpc-js instance that @kubelet-ts/cri-client resolves (ESM imports of a CJS package share this cache entry).
+  const criClientDir = path.resolve(__dirname, '../../packages/cri-client');
+  const grpc = require(require.resolve('@grpc/grpc-js', { paths: [criClientDir] }));
+  const counts = Object.create(null);
+  const samples = Object.create(null);
+  const SAMPLED = new Set(['/runtime.v1.RuntimeService/RunPodSandbox', '/runtime.v1.RuntimeService/CreateContainer']);
+  const record = (method, request) => {
+    counts[method] = (counts[method] || 0) + 1;
+    if (SAMPLED.has(method) && samples[method] === undefined) samples[method] = request;
+  };
+  const proto = grpc.Client.prototype;
+  const unary = proto.makeUnaryRequest;
+  proto.makeUnaryRequest = function countedUnary(method, serialize, deserialize, argument, ...rest) {
+    record(method, argument);
+    return unary.call(this, method, serialize, deserialize, argument, ...rest);
+  };
+  const serverStream = proto.makeServerStreamRequest;
+  proto.makeServerStreamRequest = function countedServerStream(method, serialize, deserialize, argument, ...rest) {
+    record(method, argument);
+    return serverStream.call(this, method, serialize, deserialize, argument, ...rest);
+  };
+  const write = () => {
+    try {
+      const tmp = `${out}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify({ time: Date.now(), counts, samples }));
+      fs.renameSync(tmp, out);
+    } catch {
+      // the benchmark's directory is gone: nothing to report to
+    }
+  };
+  setInterval(write, 1000).unref();
+  process.on('exit', write);
+}

@@ -1,0 +1,159 @@
+// Starts the real kubelet binary (apps/kubelet/dist/main.js) for a benchmark, in standalone mode,
+// with everything of its own: root dir, static manifest dir, pod logs dir, cgroup root under
+// $KUBELET_TS_CGROUP_ROOT, node name, free read-only and healthz ports. The shared containerd is
+// the only thing it shares, which is why callers hold the integration lock.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KUBELET_MAIN, env, sleep } from './env.mjs';
+
+const COUNTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cri-call-counter.cjs');
+
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * @param {object} options
+ * @param {string} options.baseDir   a temp dir of the benchmark; the kubelet's dirs go below it
+ * @param {string} options.nodeName  also names the static pods (`<pod>-<nodeName>`) and the cgroup root
+ * @param {boolean} [options.cpuProf]  run under `node --cpu-prof` (profile written when it stops)
+ * @param {boolean} [options.heapSnapshots]  `--heapsnapshot-signal=SIGUSR2` (see takeHeapSnapshot)
+ * @param {number} [options.verbosity]  -v (default 2: debug logging costs CPU the footprint would count)
+ */
+export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2 }) {
+  const dirs = {
+    manifests: path.join(baseDir, 'manifests'),
+    root: path.join(baseDir, 'root'),
+    podLogs: path.join(baseDir, 'pod-logs'),
+    prof: path.join(baseDir, 'prof'),
+  };
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
+  const cgroupRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/${nodeName}`;
+  const readOnlyPort = await freePort();
+  const healthzPort = await freePort();
+  const configFile = path.join(baseDir, 'kubelet-config.yaml');
+  fs.writeFileSync(
+    configFile,
+    [
+      'apiVersion: kubelet.config.k8s.io/v1beta1',
+      'kind: KubeletConfiguration',
+      `readOnlyPort: ${readOnlyPort}`,
+      `healthzPort: ${healthzPort}`,
+      `podLogsDir: ${dirs.podLogs}`,
+      'failSwapOn: false',
+      'logging:',
+      '  format: json',
+      '',
+    ].join('\n'),
+  );
+  const args = [
+    `--config=${configFile}`,
+    `--pod-manifest-path=${dirs.manifests}`,
+    `--container-runtime-endpoint=${env('KUBELET_TS_CRI_ENDPOINT')}`,
+    `--root-dir=${dirs.root}`,
+    `--hostname-override=${nodeName}`,
+    `--cgroup-root=${cgroupRoot}`,
+    `-v=${verbosity}`,
+  ];
+  const nodeArgs = ['--require', COUNTER];
+  if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);
+  if (heapSnapshots) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dirs.prof}`);
+  const logFile = path.join(baseDir, 'kubelet.log');
+  const criCountsFile = path.join(baseDir, 'cri-counts.json');
+  const logFd = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, KUBELET_MAIN, ...args], {
+    stdio: ['ignore', logFd, logFd],
+    env: { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsFile },
+  });
+  fs.closeSync(logFd);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const logTail = () => fs.readFileSync(logFile, 'utf8').slice(-3000);
+  const running = () => child.exitCode === null && child.signalCode === null;
+
+  const handle = {
+    pid: child.pid,
+    nodeName,
+    cgroupRoot,
+    dirs,
+    logFile,
+    readOnlyPort,
+    healthzPort,
+    command: `node ${nodeArgs.map((a) => a.replace(baseDir, '<tmp>')).join(' ')} apps/kubelet/dist/main.js ${args.map((a) => a.replace(baseDir, '<tmp>')).join(' ')}`,
+    running,
+    /** Throws with the log's tail when the kubelet has exited. */
+    assertRunning(what) {
+      if (!running()) throw new Error(`kubelet exited while ${what}:\n${logTail()}`);
+    },
+    /** Our static pods as /pods lists them. */
+    async pods() {
+      const response = await fetch(`http://127.0.0.1:${readOnlyPort}/pods`);
+      if (response.status !== 200) throw new Error(`/pods answered ${response.status}`);
+      const items = (await response.json()).items ?? [];
+      return items.filter((p) => p.metadata.name.endsWith(`-${nodeName}`));
+    },
+    /** Cumulative CRI calls per gRPC method, as the preloaded counter last wrote them (≤ 1 s old). */
+    criCounts() {
+      try {
+        return JSON.parse(fs.readFileSync(criCountsFile, 'utf8'));
+      } catch {
+        return { time: Date.now(), counts: {}, samples: {} };
+      }
+    },
+    /** Writes a heap snapshot (needs heapSnapshots) and resolves with its path once complete. */
+    async takeHeapSnapshot(timeoutMs = 120_000) {
+      const before = new Set(fs.readdirSync(dirs.prof));
+      child.kill('SIGUSR2');
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const file = fs.readdirSync(dirs.prof).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+        // Node writes the file in one go; a size that stops growing means it is complete.
+        if (file !== undefined) {
+          const full = path.join(dirs.prof, file);
+          const size = fs.statSync(full).size;
+          await sleep(1000);
+          if (size > 0 && fs.statSync(full).size === size) return full;
+        }
+        if (Date.now() > deadline) throw new Error('no heap snapshot written');
+        await sleep(500);
+      }
+    },
+    /** SIGTERM, then SIGKILL after 20 s; resolves when it has exited (the CPU profile is written then). */
+    async stop() {
+      if (running()) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    handle.assertRunning('waiting for /healthz');
+    const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`kubelet /healthz not ready after 60 s:\n${logTail()}`);
+    await sleep(200);
+  }
+  return handle;
+}
+
+/** Writes manifests into the kubelet's static pod dir atomically (temp file beside it, then rename). */
+export function writeManifests(kubelet, pods, stagingDir) {
+  for (const pod of pods) fs.writeFileSync(path.join(stagingDir, `${pod.name}.json`), JSON.stringify(pod.manifest));
+  const writtenAt = performance.now();
+  for (const pod of pods) fs.renameSync(path.join(stagingDir, `${pod.name}.json`), path.join(kubelet.dirs.manifests, `${pod.name}.json`));
+  return writtenAt;
+}
+
+export function isReady(pod) {
+  return pod.status?.phase === 'Running' && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
