@@ -207,4 +207,96 @@ describe('createImagePuller', () => {
     images.pullError = new Error('x');
     expect((await reasonOf(puller.ensureImageExists(pod('a'), container('img:1', 'Always'))))[0]).toBe('ErrImagePull');
   });
+
+  describe('serializeImagePulls, maxParallelImagePulls and deduplication (issue 7)', () => {
+    /** TestImages whose pulls each wait for their own release, in the order they reached the runtime. */
+    class GatedImages extends TestImages {
+      readonly waiting: Array<{ name: string; release: () => void; fail: (err: Error) => void }> = [];
+      override async pullImage(req: PullImageRequest): Promise<PullImageResponse> {
+        const name = req.image?.image ?? '';
+        this.pulls.push(name);
+        this.active++;
+        this.maxActive = Math.max(this.maxActive, this.active);
+        try {
+          await new Promise<void>((resolve, reject) => this.waiting.push({ name, release: resolve, fail: reject }));
+          const id = `sha256:${name}`;
+          this.present.set(name, id);
+          return { imageRef: id };
+        } finally {
+          this.active--;
+        }
+      }
+      next(): { name: string; release: () => void; fail: (err: Error) => void } {
+        const head = this.waiting.shift();
+        if (head === undefined) throw new Error('no pull is waiting');
+        return head;
+      }
+    }
+
+    it('serialized (default): the second pull reaches the runtime only after the first ended, also when the first failed', async () => {
+      const images = new GatedImages();
+      const puller = createImagePuller({ imageService: images, clock: new FakeClock() });
+      const first = reasonOf(puller.ensureImageExists(pod('a'), container('one:1')));
+      const second = puller.ensureImageExists(pod('b'), container('two:1'));
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['one:1']);
+      images.next().fail(new Error('registry down'));
+      expect(await first).toEqual(['ErrImagePull', 'Failed to pull image "one:1": registry down']);
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['one:1', 'two:1']);
+      images.next().release();
+      await expect(second).resolves.toBe('sha256:two:1');
+      expect(images.maxActive).toBe(1);
+    });
+
+    it('serializeImagePulls false without maxParallelImagePulls: every pull at once', async () => {
+      const images = new GatedImages();
+      const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false });
+      const all = Promise.all(['a:1', 'b:1', 'c:1', 'd:1', 'e:1'].map((i) => puller.ensureImageExists(pod(), container(i))));
+      await flushMicrotasks();
+      expect(images.active).toBe(5);
+      while (images.waiting.length > 0) images.next().release();
+      await all;
+    });
+
+    it('maxParallelImagePulls: a queued pull starts as soon as one of the running ones ends', async () => {
+      const images = new GatedImages();
+      const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false, maxParallelImagePulls: 2 });
+      const all = Promise.all(['a:1', 'b:1', 'c:1'].map((i) => puller.ensureImageExists(pod(), container(i))));
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['a:1', 'b:1']);
+      images.next().release();
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['a:1', 'b:1', 'c:1']);
+      expect(images.active).toBe(2);
+      while (images.waiting.length > 0) images.next().release();
+      await all;
+      expect(images.maxActive).toBe(2);
+    });
+
+    it('refuses a maxParallelImagePulls below 1', () => {
+      expect(() => createImagePuller({ imageService: new TestImages(), serializeImagePulls: false, maxParallelImagePulls: 0 })).toThrow(RangeError);
+    });
+
+    it('concurrent pulls of one image (also spelled without its :latest tag) make one CRI PullImage call; a failure reaches every waiter', async () => {
+      const images = new GatedImages();
+      const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false });
+      const waiters = [
+        reasonOf(puller.ensureImageExists(pod('a'), container('app:1'))),
+        reasonOf(puller.ensureImageExists(pod('b'), container('app:1'))),
+        reasonOf(puller.ensureImageExists(pod('c'), container('app:1'))),
+      ];
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['app:1']);
+      images.next().fail(new Error('manifest unknown'));
+      for (const w of waiters) expect(await w).toEqual(['ErrImagePull', 'Failed to pull image "app:1": manifest unknown']);
+
+      // the shared pull is forgotten once it ended: a later pull calls the runtime again
+      const latest = [puller.ensureImageExists(pod('d'), container('web', 'Always')), puller.ensureImageExists(pod('e'), container('web:latest', 'Always'))];
+      await flushMicrotasks();
+      expect(images.pulls).toEqual(['app:1', 'web:latest']);
+      images.next().release();
+      await expect(Promise.all(latest)).resolves.toEqual(['sha256:web:latest', 'sha256:web:latest']);
+    });
+  });
 });
