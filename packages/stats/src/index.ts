@@ -1,3 +1,14 @@
+export { createSummaryProvider, ephemeralStorage, DEFAULT_HOUSEKEEPING_INTERVAL_MS, DEFAULT_POD_LOGS_DIR } from './summary-provider.js';
+export type { CgroupUsage, SummaryProviderOptions } from './summary-provider.js';
+export { cpuAndMemorySummary } from './cpu-and-memory.js';
+export { createVolumeStatsSource, MEASURED_VOLUME_PLUGINS } from './volume-stats.js';
+export type { MountedVolumeRef, VolumeStatsSourceOptions } from './volume-stats.js';
+export { createHostFs, diskUsage, isNotFound } from './host.js';
+export type { DiskUsage, HostDirEntry, HostFileStat, HostFs, StatfsInfo } from './host.js';
+export { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
+export type { CgroupMode, NodeStatsPaths, RootMemory } from './node-stats.js';
+export { StatsError, isStatsError } from './errors.js';
+export type { StatsErrorCode } from './errors.js';
 export type {
   CPUStats,
   ContainerStats,
