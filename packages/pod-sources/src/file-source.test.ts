@@ -36,7 +36,7 @@ describe('createFileSource', () => {
   });
 
   /** A source with watching off: relists happen at start and whenever the fake clock passes the period. */
-  const start = (path = dir, extra: { maxFileBytes?: number } = {}) => {
+  const start = (path = dir, extra: { maxFileBytes?: number; allowedObjectReferences?: Array<'configMapVolumes' | 'secretVolumes' | 'csiVolumes'> } = {}) => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
     const run = runSource(createFileSource({ path, nodeName: 'node-a', clock, logger, watch: false, checkFrequencyMs: 20_000, ...extra }));
@@ -63,6 +63,16 @@ describe('createFileSource', () => {
     expect(a?.metadata.annotations?.['kubernetes.io/config.source']).toBe('file');
     expect(a?.metadata.annotations?.['kubernetes.io/config.hash']).toBe(a?.metadata.uid);
     expect(errorsOf(src.events)).toEqual([]);
+  });
+
+  it('refuses a configMap volume in a static pod unless the kubelet can serve it', async () => {
+    const withConfigMap = podYaml('cfg').replace('spec:\n', 'spec:\n  volumes:\n  - name: cfg\n    configMap:\n      name: app\n');
+    await writeFile(join(dir, 'cfg.yaml'), withConfigMap);
+    const refused = start();
+    expect(names(await refused.first())).toEqual([]);
+    expect(errorsOf(refused.events).map((e) => `${e.path}: ${e.reason}`)).toEqual(['spec.volumes[0].configMap: Forbidden: static pods may not reference configmaps (via configmap volumes)']);
+    const allowed = start(dir, { allowedObjectReferences: ['configMapVolumes'] });
+    expect(names(await allowed.first())).toEqual(['cfg-node-a']);
   });
 
   it('rejects invalid files with file, path and reason while other files keep working', async () => {

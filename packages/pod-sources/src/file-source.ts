@@ -10,7 +10,8 @@ import { formatSourceError } from './errors.js';
 import { jsonEqual } from './internal/json.js';
 import { parseManifest } from './internal/manifest.js';
 import { decodeStaticPod } from './static-pod.js';
-import type { EmitSourceEvent, PodSource, SourceError } from './types.js';
+import type { StaticPodObjectReference } from './static-pod.js';
+import type { EmitSourceEvent, PodSource, SourceContext, SourceError } from './types.js';
 
 /** Upstream reads manifests of any size; we cap them (upstream's HTTP limit, maxConfigLength, is 10 MB). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface FileSourceOptions {
   watchDebounceMs?: number;
   /** Disable fs.watch and rely on the periodic relist only. Default true (watch). */
   watch?: boolean;
+  /** API object references static pods may make (kubelet-ts extension); default: what the pod config mux passes, else none. */
+  allowedObjectReferences?: readonly StaticPodObjectReference[];
   clock?: Clock;
   logger?: Logger;
 }
@@ -56,8 +59,9 @@ export function createFileSource(options: FileSourceOptions): PodSource {
 
   return {
     name: 'file',
-    async run(emit: EmitSourceEvent, signal: AbortSignal): Promise<void> {
+    async run(emit: EmitSourceEvent, signal: AbortSignal, context?: SourceContext): Promise<void> {
       if (signal.aborted) return;
+      const allowedObjectReferences = options.allowedObjectReferences ?? context?.allowedObjectReferences ?? [];
       const files = new Map<string, FileState>();
       let watcher: FSWatcher | undefined;
       let watchedDirId: string | undefined;
@@ -91,7 +95,7 @@ export function createFileSource(options: FileSourceOptions): PodSource {
         }
         const parsed = parseManifest(text);
         if (!parsed.ok) return fail(parsed.path, parsed.reason);
-        const decoded = decodeStaticPod(parsed.value, { source: 'file', location: file, nodeName: options.nodeName });
+        const decoded = decodeStaticPod(parsed.value, { source: 'file', location: file, nodeName: options.nodeName }, { allowedObjectReferences });
         if (!decoded.ok) return decoded.errors;
         state.lastValid = decoded.pod;
         return [];

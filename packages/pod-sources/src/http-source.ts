@@ -7,7 +7,8 @@ import { DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-s
 import { jsonEqual } from './internal/json.js';
 import { parseManifest } from './internal/manifest.js';
 import { decodeStaticPod } from './static-pod.js';
-import type { EmitSourceEvent, PodSource, SourceError } from './types.js';
+import type { StaticPodObjectReference } from './static-pod.js';
+import type { EmitSourceEvent, PodSource, SourceContext, SourceError } from './types.js';
 
 /** The subset of the fetch API the HTTP source uses, so tests and callers can inject their own. */
 export type FetchFn = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;
@@ -25,6 +26,8 @@ export interface HttpSourceOptions {
   /** Largest accepted body; upstream maxConfigLength is 10 MB. Default 10 MiB. */
   maxBodyBytes?: number;
   fetch?: FetchFn;
+  /** API object references static pods may make (kubelet-ts extension); default: what the pod config mux passes, else none. */
+  allowedObjectReferences?: readonly StaticPodObjectReference[];
   clock?: Clock;
   logger?: Logger;
 }
@@ -47,8 +50,9 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
 
   return {
     name: 'http',
-    async run(emit: EmitSourceEvent, signal: AbortSignal): Promise<void> {
+    async run(emit: EmitSourceEvent, signal: AbortSignal, context?: SourceContext): Promise<void> {
       if (signal.aborted) return;
+      const allowedObjectReferences = options.allowedObjectReferences ?? context?.allowedObjectReferences ?? [];
       let lastBody: string | undefined;
       let lastErrors: SourceError[] = [];
       let polling: Promise<void> | undefined;
@@ -122,7 +126,7 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
           const errors: SourceError[] = [];
           const names = new Set<string>();
           items.forEach((item, i) => {
-            const decoded = decodeStaticPod(item, origin, { requireTypeMeta: false });
+            const decoded = decodeStaticPod(item, origin, { requireTypeMeta: false, allowedObjectReferences });
             if (!decoded.ok) {
               errors.push(...decoded.errors.map((e) => ({ ...e, path: e.path === '' ? `items[${i}]` : `items[${i}].${e.path}` })));
               return;
@@ -137,7 +141,7 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
           });
           return errors.length > 0 ? { ok: false, errors } : { ok: true, pods };
         }
-        const decoded = decodeStaticPod(value, origin);
+        const decoded = decodeStaticPod(value, origin, { allowedObjectReferences });
         return decoded.ok ? { ok: true, pods: [decoded.pod] } : decoded;
       };
 

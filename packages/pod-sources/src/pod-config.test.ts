@@ -35,6 +35,20 @@ describe('createPodConfig', () => {
     config = undefined;
   });
 
+  it('tells every source which API object references the kubelet can serve (none by default)', async () => {
+    const a = new FakePodSource('file');
+    const b = new FakePodSource('http');
+    config = createPodConfig({ sources: [a, b], clock: new FakeClock(), allowedObjectReferences: ['configMapVolumes', 'csiVolumes'] });
+    await flushMicrotasks();
+    expect(a.context).toEqual({ allowedObjectReferences: ['configMapVolumes', 'csiVolumes'] });
+    expect(b.context).toEqual({ allowedObjectReferences: ['configMapVolumes', 'csiVolumes'] });
+    await config.close();
+    const c = new FakePodSource('file');
+    config = createPodConfig({ sources: [c], clock: new FakeClock() });
+    await flushMicrotasks();
+    expect(c.context).toEqual({ allowedObjectReferences: [] });
+  });
+
   it('turns snapshots into ADD, UPDATE, REMOVE and RECONCILE and drops identical snapshots', async () => {
     const api = new FakePodSource('api');
     config = createPodConfig({ sources: [api], clock: new FakeClock() });

@@ -10,6 +10,7 @@ import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { PodSourceError } from './errors.js';
 import { AsyncQueue } from './internal/async-queue.js';
 import { jsonEqual, rfc3339Nano } from './internal/json.js';
+import type { StaticPodObjectReference } from './static-pod.js';
 import type { PodSource, PodUpdate, SourceError, SourceEvent } from './types.js';
 
 export interface PodConfigOptions {
@@ -19,6 +20,11 @@ export interface PodConfigOptions {
   clock?: Clock;
   /** Stops every source and ends `updates` when aborted (same as calling `close()`). */
   signal?: AbortSignal;
+  /**
+   * API object references this kubelet can serve to static pods, handed to every source (kubelet-ts
+   * extension; default none, upstream's PreventStaticPodAPIReferences rule).
+   */
+  allowedObjectReferences?: readonly StaticPodObjectReference[];
 }
 
 /**
@@ -184,7 +190,7 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
         } catch (err) {
           logger.error('Failed to merge pod source event', { source: source.name, err: errorMessage(err) });
         }
-      }, controller.signal);
+      }, controller.signal, { allowedObjectReferences: [...(options.allowedObjectReferences ?? [])] });
     } catch (err) {
       logger.error('Pod source stopped with an error', { source: source.name, err: errorMessage(err) });
     }

@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
 import { PodSchema } from '@kubelet-ts/api';
-import { applyStaticPodDefaults, decodeStaticPod, staticPodUID } from './static-pod.js';
+import { applyStaticPodDefaults, decodeStaticPod, findApiObjectReferences, staticPodUID } from './static-pod.js';
 import type { StaticPodOrigin } from './static-pod.js';
 
 const origin: StaticPodOrigin = { source: 'file', location: '/etc/kubernetes/manifests/web.yaml', nodeName: 'node-1' };
@@ -122,5 +122,37 @@ describe('decodeStaticPod errors', () => {
       'file|/etc/kubernetes/manifests/web.yaml|spec.volumes[3].rbd.secretRef|Forbidden: static pods may not reference secrets',
       'file|/etc/kubernetes/manifests/web.yaml|spec.containers[0].env[0].valueFrom.configMapKeyRef|Forbidden: static pods may not reference configmaps',
     ]);
+  });
+
+  it('lets a kubelet that can serve them allow configMap/secret volumes and inline CSI volumes, and still refuses every other reference', () => {
+    const raw = {
+      ...manifest(),
+      spec: {
+        volumes: [
+          { name: 'cm', configMap: { name: 'app' } },
+          { name: 's', secret: { secretName: 'x' } },
+          { name: 'p', projected: { sources: [{ configMap: { name: 'app' } }, { secret: { name: 'x' } }, { serviceAccountToken: { path: 't' } }] } },
+          { name: 'c', csi: { driver: 'd', nodePublishSecretRef: { name: 'creds' } } },
+        ],
+        containers: [{ name: 'app', image: 'x', env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 'x', key: 'k' } } }] }],
+      },
+    };
+    const decode = (allowedObjectReferences: Array<'configMapVolumes' | 'secretVolumes' | 'csiVolumes'>): string[] => {
+      const result = decodeStaticPod(raw, { source: 'file', location: '/m/web.yaml', nodeName: 'node-a' }, { allowedObjectReferences });
+      return result.ok ? [] : result.errors.map((e) => e.path);
+    };
+    expect(decode(['configMapVolumes', 'secretVolumes', 'csiVolumes'])).toEqual(['spec.volumes[2].projected.sources[2].serviceAccountToken', 'spec.containers[0].env[0].valueFrom.secretKeyRef']);
+    // A CSI volume's nodePublishSecretRef needs secrets too.
+    expect(decode(['configMapVolumes', 'csiVolumes'])).toEqual([
+      'spec.volumes[1].secret',
+      'spec.volumes[2].projected.sources[1].secret',
+      'spec.volumes[2].projected.sources[2].serviceAccountToken',
+      'spec.volumes[3].csi.nodePublishSecretRef',
+      'spec.containers[0].env[0].valueFrom.secretKeyRef',
+    ]);
+    expect(decode([])).toContain('spec.volumes[0].configMap');
+    const parsed = PodSchema.parse(raw);
+    expect(findApiObjectReferences(parsed).map((r) => r.path)).toContain('spec.volumes[3].csi');
+    expect(findApiObjectReferences(parsed, { allow: ['csiVolumes', 'secretVolumes'] }).map((r) => r.path)).not.toContain('spec.volumes[3].csi');
   });
 });

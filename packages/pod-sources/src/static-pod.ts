@@ -68,6 +68,28 @@ function addOrUpdateToleration(pod: Pod, toleration: Toleration): void {
   pod.spec.tolerations = list;
 }
 
+/**
+ * API object references a kubelet can serve to static pods (kubelet-ts extension; upstream refuses
+ * them all): `configMapVolumes` (configMap volumes and projected configMap sources) and
+ * `secretVolumes` (secret volumes, projected secret sources, a CSI volume's nodePublishSecretRef)
+ * when the kubelet has an object source such as `--static-object-dir`; `csiVolumes` (inline CSI
+ * volumes) when it registers CSI drivers through `<root-dir>/plugins_registry`. Everything else
+ * (service accounts and tokens, env and image pull secrets, claims…) is always refused.
+ */
+export type StaticPodObjectReference = 'configMapVolumes' | 'secretVolumes' | 'csiVolumes';
+
+export interface FindApiObjectReferencesOptions {
+  /** References not to report (the kubelet can serve them). Default none: upstream's rule. */
+  allow?: readonly StaticPodObjectReference[];
+}
+
+export interface DecodeStaticPodOptions {
+  /** Require apiVersion and kind (default true; PodList items from a URL may omit them). */
+  requireTypeMeta?: boolean;
+  /** API object references allowed in this kubelet (see StaticPodObjectReference). Default none. */
+  allowedObjectReferences?: readonly StaticPodObjectReference[];
+}
+
 export type DecodeStaticPodResult = { ok: true; pod: Pod } | { ok: false; errors: SourceError[] };
 
 /**
@@ -75,7 +97,7 @@ export type DecodeStaticPodResult = { ok: true; pod: Pod } | { ok: false; errors
  * type check and API defaults, "name is needed", static defaults, ValidatePod, and the rule that
  * static pods may not reference API objects (PreventStaticPodAPIReferences).
  */
-export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: { requireTypeMeta?: boolean } = {}): DecodeStaticPodResult {
+export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: DecodeStaticPodOptions = {}): DecodeStaticPodResult {
   const toErrors = (issues: Array<{ path: string; reason: string }>): DecodeStaticPodResult => ({
     ok: false,
     errors: issues.map((i) => ({ source: origin.source, file: origin.location, path: i.path, reason: i.reason })),
@@ -84,7 +106,7 @@ export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: 
   if (!decoded.ok) return toErrors(decoded.errors);
   if (decoded.pod.metadata.name === '') return toErrors([{ path: 'metadata.name', reason: 'Required value: name is needed for the pod' }]);
   const pod = applyStaticPodDefaults(decoded.pod, origin);
-  const issues = [...validatePod(pod), ...findApiObjectReferences(pod)];
+  const issues = [...validatePod(pod), ...findApiObjectReferences(pod, { allow: options.allowedObjectReferences ?? [] })];
   if (issues.length > 0) return toErrors(issues);
   return { ok: true, pod };
 }
@@ -93,9 +115,11 @@ export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: 
  * Fields through which a pod would reference API objects, which static pods may not do (upstream
  * podutil.HasAPIObjectReference, PreventStaticPodAPIReferences): service accounts, secrets
  * (including image pull secrets), config maps, claims, CSI drivers, trust bundles, pod certificates.
- * Upstream stops at the first one; we report every one.
+ * Upstream stops at the first one; we report every one. `options.allow` lifts the rule for the
+ * references the kubelet can serve (kubelet-ts extension).
  */
-export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason: string }> {
+export function findApiObjectReferences(pod: Pod, options: FindApiObjectReferencesOptions = {}): Array<{ path: string; reason: string }> {
+  const allowed = new Set(options.allow ?? []);
   const found: Array<{ path: string; reason: string }> = [];
   const forbid = (path: string, resource: string): void => {
     found.push({ path, reason: `Forbidden: static pods may not reference ${resource}` });
@@ -106,11 +130,12 @@ export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason:
   (spec.imagePullSecrets ?? []).forEach((_s, i) => forbid(`spec.imagePullSecrets[${i}]`, 'secrets'));
   (spec.volumes ?? []).forEach((v, i) => {
     const p = `spec.volumes[${i}]`;
-    if (v.secret !== undefined) forbid(`${p}.secret`, 'secrets (via secret volumes)');
-    if (v.configMap !== undefined) forbid(`${p}.configMap`, 'configmaps (via configmap volumes)');
+    if (v.secret !== undefined && !allowed.has('secretVolumes')) forbid(`${p}.secret`, 'secrets (via secret volumes)');
+    if (v.configMap !== undefined && !allowed.has('configMapVolumes')) forbid(`${p}.configMap`, 'configmaps (via configmap volumes)');
     if (v.persistentVolumeClaim !== undefined) forbid(`${p}.persistentVolumeClaim`, 'persistentvolumeclaims');
     if (v.ephemeral !== undefined) forbid(`${p}.ephemeral`, 'persistentvolumeclaims (via ephemeral volumes)');
-    if (v.csi !== undefined) forbid(`${p}.csi`, 'csidrivers (via CSI volumes)');
+    if (v.csi !== undefined && !allowed.has('csiVolumes')) forbid(`${p}.csi`, 'csidrivers (via CSI volumes)');
+    else if (v.csi?.nodePublishSecretRef !== undefined && !allowed.has('secretVolumes')) forbid(`${p}.csi.nodePublishSecretRef`, 'secrets (via CSI volumes)');
     if (v.glusterfs !== undefined) forbid(`${p}.glusterfs`, 'endpoints (via glusterFS volumes)');
     if (v.azureFile !== undefined) forbid(`${p}.azureFile`, 'secrets (via azureFile volumes)');
     // Other in-tree volume types that name a secret (upstream VisitPodSecretNames).
@@ -120,8 +145,8 @@ export function findApiObjectReferences(pod: Pod): Array<{ path: string; reason:
     }
     (v.projected?.sources ?? []).forEach((s, j) => {
       const sp = `${p}.projected.sources[${j}]`;
-      if (s.secret !== undefined) forbid(`${sp}.secret`, 'secrets (via projected volumes)');
-      if (s.configMap !== undefined) forbid(`${sp}.configMap`, 'configmaps (via projected volumes)');
+      if (s.secret !== undefined && !allowed.has('secretVolumes')) forbid(`${sp}.secret`, 'secrets (via projected volumes)');
+      if (s.configMap !== undefined && !allowed.has('configMapVolumes')) forbid(`${sp}.configMap`, 'configmaps (via projected volumes)');
       if (s.serviceAccountToken !== undefined) forbid(`${sp}.serviceAccountToken`, 'serviceaccounts (via projected volumes)');
       if (s.clusterTrustBundle !== undefined) forbid(`${sp}.clusterTrustBundle`, 'clustertrustbundles');
       if (s.podCertificate !== undefined) forbid(`${sp}.podCertificate`, 'podcertificates');

@@ -1,4 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
+import type { StaticPodObjectReference } from './static-pod.js';
 
 /**
  * A problem a source found in its input, attributed precisely: which source, which file (or URL,
@@ -36,7 +37,16 @@ export type EmitSourceEvent = (event: SourceEvent) => void;
 export interface PodSource {
   /** The source name used in `kubernetes.io/config.source` and in updates ("file", "http", "api"). */
   readonly name: string;
-  run(emit: EmitSourceEvent, signal: AbortSignal): Promise<void>;
+  run(emit: EmitSourceEvent, signal: AbortSignal, context?: SourceContext): Promise<void>;
+}
+
+/** What the consumer (the pod config mux) tells every source it starts about the kubelet. */
+export interface SourceContext {
+  /**
+   * API object references static pods may make because this kubelet can serve them (kubelet-ts
+   * extension); a source's own `allowedObjectReferences` option wins over this.
+   */
+  allowedObjectReferences?: readonly StaticPodObjectReference[];
 }
 
 /** Operations of the merged update stream, as upstream kubetypes.PodOperation in incremental mode. */

@@ -1,5 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { EmitSourceEvent, PodSource, SourceError, SourceEvent } from '../types.js';
+import type { EmitSourceEvent, PodSource, SourceContext, SourceError, SourceEvent } from '../types.js';
 
 /**
  * A PodSource driven by the test: push snapshots, incremental changes and errors. Events pushed
@@ -12,6 +12,7 @@ export class FakePodSource implements PodSource {
   #emit: EmitSourceEvent | undefined;
   #pending: SourceEvent[] = [];
   #runs = 0;
+  #context: SourceContext | undefined;
   #stopped = false;
 
   constructor(name = 'api') {
@@ -33,8 +34,14 @@ export class FakePodSource implements PodSource {
     return this.#stopped;
   }
 
-  async run(emit: EmitSourceEvent, signal: AbortSignal): Promise<void> {
+  /** The context the consumer passed to the last `run`. */
+  get context(): SourceContext | undefined {
+    return this.#context;
+  }
+
+  async run(emit: EmitSourceEvent, signal: AbortSignal, context?: SourceContext): Promise<void> {
     this.#runs++;
+    this.#context = context;
     if (signal.aborted) return;
     this.#emit = emit;
     for (const event of this.#pending.splice(0)) emit(event);
