@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// kubelet-ts-logs: prints a container's CRI log (rotated files included), like `kubectl logs` on the node.
+import { systemClock } from '@kubelet-ts/common';
+import { createCriClient } from '@kubelet-ts/cri-client';
+import { parseLogsArgs, UsageError } from './args.js';
+import { runLogsCommand } from './logs-command.js';
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseLogsArgs(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`kubelet-ts-logs: ${err.message}\nRun "kubelet-ts-logs --help" for usage.`);
+      return 2;
+    }
+    throw err;
+  }
+  const client = createCriClient({ endpoint: args.endpoint });
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  process.once('SIGTERM', () => controller.abort());
+  // A closed pipe (`| head`) ends the read instead of crashing.
+  process.stdout.on('error', () => controller.abort());
+  try {
+    return await runLogsCommand(args, { runtime: client.runtime, stdout: process.stdout, stderr: process.stderr, clock: systemClock, signal: controller.signal });
+  } catch (err) {
+    console.error(`kubelet-ts-logs: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
+);
