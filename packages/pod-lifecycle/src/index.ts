@@ -37,7 +37,7 @@ export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator,
 export type { HealthChecker, HealthCheckResult } from './health.js';
 export { createPodLifecycle, DEFAULT_GC_POLICY } from './lifecycle.js';
 export type { PodLifecycle, PodLifecycleDeps, PodStatusListener } from './lifecycle.js';
-export type { PodCgroupsHook, PodOperation, PodUpdate, VolumeProvider } from './types.js';
+export type { EvictPodRequest, KillPodCondition, PodAdmitHandler, PodAdmitResult, PodCgroupsHook, PodOperation, PodUpdate, VolumeProvider } from './types.js';
 export { toHealthChecker } from './health.js';
 export { createRuntimeHelper, podHostnameAndDomain } from './runtime-helper.js';
 export type { ConfigMapSecretSource, NodeAllocatable, RuntimeHelperDeps } from './runtime-helper.js';

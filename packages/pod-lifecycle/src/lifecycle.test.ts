@@ -408,3 +408,70 @@ describe('pod lifecycle: volumes and pod directories', () => {
     expect(h.logger.find('Failed to clean up orphaned pod directory')[0]?.fields.err).toContain('volumes are still mounted');
   });
 });
+
+describe('pod lifecycle: admission and eviction', () => {
+  const underMemoryPressure = {
+    admit: ({ pod }: { pod: Pod }) =>
+      pod.metadata.name.startsWith('be') ? { admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' } : { admit: true },
+  };
+
+  it('refuses a new pod an admit handler refuses: Failed with the reason and "Pod was rejected: …", never started, even on resync', async () => {
+    const h = start({ admitHandlers: [underMemoryPressure] });
+    const refused = makePod({ name: 'be-pod' });
+    const admitted = makePod({ name: 'ok-pod' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [refused, admitted] });
+    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(70_000);
+    expect(h.syncsOf(refused)).toHaveLength(0);
+    expect(h.runtime.latestContainer(refused.metadata.uid, 'app')).toBeUndefined();
+    expect(h.runtime.latestContainer(admitted.metadata.uid, 'app')?.state).toBe('running');
+    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+    expect(h.lifecycle.getActivePods().map((p) => p.metadata.name)).toEqual(['ok-pod']);
+    expect(h.lifecycle.getPods().map((p) => p.metadata.name).sort()).toEqual(['be-pod', 'ok-pod']);
+  });
+
+  it('consults handlers added later, and not for pods already started', async () => {
+    const h = start();
+    const running = makePod({ name: 'be-running' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [running] });
+    await h.clock.advance(2_000);
+    const calls: string[] = [];
+    h.lifecycle.addPodAdmitHandler({ admit: (a) => (calls.push(a.pod.metadata.name), underMemoryPressure.admit(a)) });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [running, makePod({ name: 'be-new' })] });
+    expect(calls).toEqual(['be-new']);
+    expect(h.lifecycle.getPodStatus(running.metadata.uid)?.phase).toBe('Running');
+  });
+
+  it('evictPod kills with the grace period, resolves once stopped, keeps Failed/Evicted with the condition, and never restarts the pod', async () => {
+    const h = start();
+    const pod = makePod({ name: 'victim', terminationGracePeriodSeconds: 30 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(2_000);
+    expect(h.lifecycle.getActivePods()).toHaveLength(1);
+    const message = 'The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ';
+    let resolved = false;
+    const done = h.lifecycle
+      .evictPod(pod.metadata.uid, { gracePeriodSeconds: 1, reason: 'Evicted', message, condition: { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message } })
+      .then(() => (resolved = true));
+    expect(h.lifecycle.getActivePods()).toHaveLength(0);
+    await h.clock.advance(2_000);
+    await done;
+    expect(resolved).toBe(true);
+    expect(h.runtime.callsOf('killPod')[0]?.gracePeriodOverrideSeconds).toBe(1);
+    await h.clock.advance(120_000);
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status).toMatchObject({ phase: 'Failed', reason: 'Evicted', message });
+    expect(status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message });
+    expect(h.runtime.callsOf('killPod')).toHaveLength(1);
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).not.toBe('running');
+    expect(h.lifecycle.podResourcesAreReclaimed(pod.metadata.uid)).toBe(true);
+    expect(h.lifecycle.getPods()).toHaveLength(1);
+  });
+
+  it('evictPod of an unknown pod rejects with KillFailed', async () => {
+    const h = start();
+    await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({ code: 'KillFailed' });
+  });
+});

@@ -1,4 +1,5 @@
 import type { Pod, PodStatus } from '@kubelet-ts/api';
+import { getPodQOSClass } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger, TimerHandle } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { ContainerGCPolicy, ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
@@ -17,7 +18,7 @@ import { createReasonCache } from './reason-cache.js';
 import type { ReasonCache } from './reason-cache.js';
 import { DEADLINE_EXCEEDED, generatePodStatus, pastActiveDeadline } from './status/generate.js';
 import type { ReadinessProvider, StartupProvider } from './status/generate.js';
-import type { PodCgroupsHook, PodUpdate, VolumeProvider } from './types.js';
+import type { EvictPodRequest, PodAdmitHandler, PodCgroupsHook, PodUpdate, VolumeProvider } from './types.js';
 
 /** Upstream defaults: MaxPerPodContainer 1, MaxContainers -1, MinAge 0. */
 export const DEFAULT_GC_POLICY: ContainerGCPolicy = { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 };
@@ -57,6 +58,8 @@ export interface PodLifecycleDeps {
   pleg?: PodLifecycleEventGenerator;
   /** Pod cgroups: made before the runtime syncs a pod, removed after it terminated. Omit to leave cgroups to the runtime. */
   podCgroups?: PodCgroupsHook;
+  /** Admission (upstream admitHandlers), consulted in order before a new pod starts; more with `addPodAdmitHandler`. */
+  admitHandlers?: readonly PodAdmitHandler[];
 }
 
 /** A change of a pod's generated status (for a future API status sync). */
@@ -86,6 +89,19 @@ export interface PodLifecycle {
   onPodRemoved(listener: (uid: string) => void): () => void;
   /** Asks for a sync of one pod soon (e.g. a probe result changed). */
   requestSync(uid: string): void;
+  /** Adds an admission handler (upstream AddPodAdmitHandler); returns its removal. */
+  addPodAdmitHandler(handler: PodAdmitHandler): () => void;
+  /**
+   * Upstream killPodNow for eviction: stops the pod with the grace period and keeps its status
+   * Failed with the request's reason, message and condition; it is not started again while a
+   * source still lists it. Resolves once its containers are stopped (rejects with `KillFailed`
+   * after grace + 10 s, or for a pod the lifecycle does not know).
+   */
+  evictPod(uid: string, request: EvictPodRequest): Promise<void>;
+  /** Upstream GetActivePods: desired pods that may still run (not terminated, not already stopped by the kubelet). */
+  getActivePods(): Pod[];
+  /** Upstream podResourcesAreReclaimed: the pod's worker finished (containers stopped, volumes and cgroup released). */
+  podResourcesAreReclaimed(uid: string): boolean;
   /** One housekeeping pass now (what `run` does every housekeeping interval). */
   housekeeping(): Promise<void>;
   /** `pleg` and `syncloop`. */
@@ -98,6 +114,10 @@ export interface PodLifecycle {
 const SYNC_TICK_MS = 1_000;
 /** Upstream: orphaned runtime pods are killed with a 1 s grace period. */
 const ORPHAN_GRACE_SECONDS = 1;
+/** Upstream killPodNow waits the grace period plus this much before giving up. */
+const KILL_WAIT_MARGIN_MS = 10_000;
+/** Upstream rejectPod: the admission message is prefixed. */
+const REJECTED_MESSAGE_PREFIX = 'Pod was rejected: ';
 
 function podKey(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -148,6 +168,11 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   const statuses = new Map<string, PodStatus>();
   const listeners = new Set<PodStatusListener>();
   const removedListeners = new Set<(uid: string) => void>();
+  const admitHandlers: PodAdmitHandler[] = [...(deps.admitHandlers ?? [])];
+  /** Pods the kubelet stopped itself (evicted or refused at admission): their terminal status, kept while known. */
+  const stoppedByKubelet = new Map<string, EvictPodRequest>();
+  /** evictPod callers waiting for a pod's containers to stop. */
+  const killWaiters = new Map<string, Array<() => void>>();
   let sourcesReady = false;
   let loopEntryTime: number | undefined;
   let housekeepingRunning: Promise<void> | undefined;
@@ -183,8 +208,10 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     const previous = statuses.get(uid);
     const now = clock.now();
     const deadlinePassed = pastActiveDeadline(pod, previous?.startTime ?? pod.status?.startTime, now);
+    const stopped = stoppedByKubelet.get(uid);
+    const evict = stopped !== undefined ? { reason: stopped.reason, message: stopped.message, ...(stopped.condition !== undefined ? { condition: { ...stopped.condition } } : {}) } : deadlinePassed ? DEADLINE_EXCEEDED : undefined;
     return generatePodStatus({
-      ...(deadlinePassed ? { evict: DEADLINE_EXCEEDED } : {}),
+      ...(evict !== undefined ? { evict } : {}),
       pod,
       runtimeStatus,
       ...(previous !== undefined ? { previous } : {}),
@@ -252,6 +279,9 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       }
       setStatus(pod, generate(pod, after, true));
       logger.info('Pod termination stopped all running containers', { pod: podKey(pod), podUID: uid, gracePeriod: gracePeriodSeconds });
+      const waiters = killWaiters.get(uid) ?? [];
+      killWaiters.delete(uid);
+      for (const resolve of waiters) resolve();
     },
 
     async syncTerminatingRuntimePod(runningPod, gracePeriodSeconds) {
@@ -301,6 +331,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       case 'ADD':
         for (const pod of byCreation(update.pods)) {
           desired.set(pod.metadata.uid, pod);
+          if (!admit(pod)) continue;
           dispatch(pod, 'create');
         }
         break;
@@ -329,6 +360,74 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
         for (const pod of update.pods) if (desired.has(pod.metadata.uid)) desired.set(pod.metadata.uid, pod);
         break;
     }
+  };
+
+  const isTerminalStatus = (uid: string): boolean => {
+    const phase = statuses.get(uid)?.phase;
+    return phase === 'Succeeded' || phase === 'Failed';
+  };
+
+  // Upstream GetActivePods / filterOutInactivePods.
+  const getActivePods = (): Pod[] =>
+    [...desired.values()].filter((pod) => {
+      const uid = pod.metadata.uid;
+      if (stoppedByKubelet.has(uid)) return false;
+      if (podWorkers.state(uid) === 'terminated') return false;
+      return !(isTerminalStatus(uid) && !podWorkers.isPodTerminationRequested(uid));
+    });
+
+  /**
+   * Upstream HandlePodAdditions → canAdmitPod / rejectPod, for pods not started yet. A refused pod
+   * is stopped at once (nothing of it may run) and keeps phase Failed with the handler's reason.
+   */
+  const admit = (pod: Pod): boolean => {
+    const uid = pod.metadata.uid;
+    if (admitHandlers.length === 0 || podWorkers.isPodKnown(uid) || stoppedByKubelet.has(uid)) return true;
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return true;
+    const otherPods = getActivePods().filter((p) => p.metadata.uid !== uid);
+    for (const handler of admitHandlers) {
+      let result;
+      try {
+        result = handler.admit({ pod, otherPods });
+      } catch (err) {
+        logger.error('Pod admit handler failed; admitting', { pod: podKey(pod), podUID: uid, err: errorMessage(err) });
+        continue;
+      }
+      if (result.admit) continue;
+      const reason = result.reason ?? 'UnexpectedAdmissionError';
+      const message = REJECTED_MESSAGE_PREFIX + (result.message ?? '');
+      logger.warn('Pod admission refused', { pod: podKey(pod), podUID: uid, reason, message });
+      stoppedByKubelet.set(uid, { gracePeriodSeconds: 0, reason, message });
+      setStatus(pod, { phase: 'Failed', reason, message, qosClass: pod.status?.qosClass ?? getPodQOSClass(pod) });
+      // Through the worker, so that a pod adopted from the runtime (kubelet restart) is stopped too.
+      dispatch(pod, 'kill', 0);
+      return false;
+    }
+    return true;
+  };
+
+  const evictPod = (uid: string, request: EvictPodRequest): Promise<void> => {
+    const pod = desired.get(uid) ?? podWorkers.workers().find((w) => w.uid === uid)?.pod;
+    if (pod === undefined) return Promise.reject(new PodLifecycleError('KillFailed', `cannot evict pod ${JSON.stringify(uid)}: not known`));
+    stoppedByKubelet.set(uid, request);
+    const state = podWorkers.state(uid);
+    if (state === 'terminated') {
+      setStatus(pod, generate(pod, cache.get(uid).status, true));
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const timer = clock.setTimeout(() => {
+        const list = killWaiters.get(uid) ?? [];
+        killWaiters.set(uid, list.filter((w) => w !== done));
+        reject(new PodLifecycleError('KillFailed', `timeout waiting to kill pod ${JSON.stringify(podKey(pod))}`));
+      }, Math.max(0, request.gracePeriodSeconds) * 1000 + KILL_WAIT_MARGIN_MS);
+      const done = (): void => {
+        clock.clearTimeout(timer);
+        resolve();
+      };
+      killWaiters.set(uid, [...(killWaiters.get(uid) ?? []), done]);
+      dispatch(pod, 'kill', request.gracePeriodSeconds);
+    });
   };
 
   const onPlegEvent = (event: PodLifecycleEvent): void => {
@@ -376,6 +475,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       logger.info('Pod was terminated and is now recreated with the same UID: starting it', { pod: podKey(pod), podUID: uid });
       statuses.delete(uid);
       reasons.removePod(uid);
+      stoppedByKubelet.delete(uid);
       dispatch(pod, 'create');
     }
     for (const worker of podWorkers.workers()) {
@@ -399,6 +499,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       if (desired.has(uid) || podWorkers.isPodKnown(uid)) continue;
       statuses.delete(uid);
       reasons.removePod(uid);
+      stoppedByKubelet.delete(uid);
       for (const listener of removedListeners) {
         try {
           listener(uid);
@@ -545,6 +646,16 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     requestSync(uid) {
       workQueue.enqueue(uid, 0);
     },
+    addPodAdmitHandler(handler) {
+      admitHandlers.push(handler);
+      return () => {
+        const i = admitHandlers.indexOf(handler);
+        if (i >= 0) admitHandlers.splice(i, 1);
+      };
+    },
+    evictPod,
+    getActivePods,
+    podResourcesAreReclaimed: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
     housekeeping,
     healthCheckers: [pleg.healthChecker, toHealthChecker('syncloop', syncLoopHealthy)],
     pleg,

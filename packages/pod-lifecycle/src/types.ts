@@ -45,3 +45,39 @@ export interface PodCgroupsHook {
   /** UIDs of the pod cgroups that exist, so that housekeeping removes those of pods that are gone. */
   listPodUIDs?(): Promise<string[]>;
 }
+
+/** Upstream lifecycle.PodAdmitResult: whether a new pod may start here, and why not. */
+export interface PodAdmitResult {
+  admit: boolean;
+  /** A CamelCase reason (`Evicted`, `OutOfmemory`…) when refused. */
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * Upstream lifecycle.PodAdmitHandler: consulted, in order, before a pod the lifecycle has not
+ * started yet is started. The first refusal wins; the pod then ends Failed with that reason and
+ * the message `Pod was rejected: <message>`, and is never started while a source lists it.
+ */
+export interface PodAdmitHandler {
+  admit(attrs: { pod: Pod; otherPods: readonly Pod[] }): PodAdmitResult;
+}
+
+/** A condition the kubelet sets on a pod it stops (upstream DisruptionTarget / TerminationByKubelet). */
+export interface KillPodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * Upstream killPodNow with a status function (what the eviction manager uses): kill the pod with
+ * this grace period, then keep its status phase Failed with this reason and message.
+ */
+export interface EvictPodRequest {
+  gracePeriodSeconds: number;
+  reason: string;
+  message: string;
+  condition?: KillPodCondition;
+}

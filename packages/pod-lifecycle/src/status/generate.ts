@@ -54,7 +54,7 @@ export interface GeneratePodStatusInput {
   /** Now, in ms: condition transition times and the start time of a new pod. */
   now: number;
   /** An internal module wants the pod evicted (upstream PodSyncHandler.ShouldEvict): phase Failed with this reason. */
-  evict?: { reason: string; message: string };
+  evict?: { reason: string; message: string; condition?: PodCondition };
 }
 
 /** Upstream activeDeadlineHandler's reason and message. */
@@ -385,6 +385,9 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
   const conditions: PodCondition[] = (apiStatus.conditions ?? []).filter((c) => !KUBELET_CONDITION_TYPES.has(c.type));
   const disruption = old.conditions?.find((c) => c.type === 'DisruptionTarget');
   if (disruption !== undefined && !conditions.some((c) => c.type === 'DisruptionTarget')) conditions.push(disruption);
+  // Upstream killPodNow's status function: the condition the kubelet stopped the pod with (DisruptionTarget).
+  const killCondition = input.evict?.condition;
+  if (killCondition !== undefined && !conditions.some((c) => c.type === killCondition.type)) conditions.push({ ...killCondition });
   const allForConditions = [...initStatuses, ...containerStatuses];
   conditions.push(generatePodReadyToStartContainersCondition(pod, runtimeStatus));
   conditions.push(generatePodInitializedCondition(pod, allForConditions, phase));
