@@ -166,6 +166,13 @@ describe('rotation', () => {
     expect(await fs.readFile(s.logPath, 'utf8')).toBe('second'.repeat(30));
   });
 
+  it('rotates only containers with the labels asked for, when asked', async () => {
+    const s = await setup();
+    await fs.writeFile(s.logPath, 'x'.repeat(500));
+    expect(await manager(s, { labelSelector: { team: 'other' } }).rotateLogs()).toEqual([]);
+    expect(s.runtime.callsOf('listContainers')[0]?.request).toEqual({ filter: { state: { state: 'CONTAINER_RUNNING' }, labelSelector: { team: 'other' } } });
+  });
+
   it('rotates only running containers', async () => {
     const s = await setup('created', 'created');
     await fs.writeFile(s.logPath, 'x'.repeat(500));

@@ -29,6 +29,11 @@ export interface ContainerLogManagerOptions {
   maxWorkers?: number;
   /** containerLogMonitorInterval in ms, >= 3000. Default 10000. */
   monitorIntervalMs?: number;
+  /**
+   * Only containers with these CRI labels (default: every running container, as upstream). For a runtime
+   * shared with other agents, or tests.
+   */
+  labelSelector?: Record<string, string>;
   /** Deadline of each CRI call (ms); default 30000. */
   callTimeoutMs?: number;
   clock?: Clock;
@@ -95,6 +100,7 @@ class LogManager implements ContainerLogManager {
   readonly #maxWorkers: number;
   readonly #intervalMs: number;
   readonly #timeoutMs: number;
+  readonly #labelSelector: Record<string, string> | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
   /** Containers being processed: a container is never rotated by two workers at once. */
@@ -107,6 +113,7 @@ class LogManager implements ContainerLogManager {
     this.#maxWorkers = options.maxWorkers;
     this.#intervalMs = options.intervalMs;
     this.#timeoutMs = options.callTimeoutMs ?? 30_000;
+    this.#labelSelector = options.labelSelector;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? noopLogger;
   }
@@ -135,7 +142,8 @@ class LogManager implements ContainerLogManager {
     if (!this.enabled) return [];
     let containers;
     try {
-      containers = (await this.#runtime.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }, this.#call(signal))).containers;
+      const filter = { state: { state: 'CONTAINER_RUNNING' as const }, ...(this.#labelSelector === undefined ? {} : { labelSelector: this.#labelSelector }) };
+      containers = (await this.#runtime.listContainers({ filter }, this.#call(signal))).containers;
     } catch (err) {
       throw ContainerLogsError.from(err, 'RUNTIME', 'failed to list containers');
     }
