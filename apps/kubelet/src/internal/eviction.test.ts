@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Pod } from '@kubelet-ts/api';
+import { newPod } from '@kubelet-ts/api/testing';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import type { EvictPodRequest, PodAdmitHandler } from '@kubelet-ts/pod-lifecycle';
+import { createRouter } from '@kubelet-ts/server';
+import { FakeSummaryProvider, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
+import { EVICTION_MONITORING_INTERVAL_ENV, createKubeletEvictionManager, evictionConfigFrom, evictionMonitoringIntervalMs, installNodeRoute } from './eviction.js';
+
+const Gi = 1024 ** 3;
+const base = {
+  evictionHard: { 'memory.available': '1Gi' },
+  evictionSoft: {},
+  evictionSoftGracePeriod: {},
+  evictionMinimumReclaim: {},
+  evictionPressureTransitionPeriod: '5m0s',
+  evictionMaxPodGracePeriod: 0,
+  mergeDefaultEvictionSettings: false,
+};
+
+function fakeLifecycle(pods: Pod[]) {
+  const handlers: PodAdmitHandler[] = [];
+  const evicted: Array<{ uid: string; request: EvictPodRequest }> = [];
+  return {
+    handlers,
+    evicted,
+    sourcesReady: true,
+    getPods: () => pods,
+    getActivePods: () => pods.filter((p) => !evicted.some((e) => e.uid === p.metadata.uid)),
+    evictPod: async (uid: string, request: EvictPodRequest) => {
+      evicted.push({ uid, request });
+    },
+    podResourcesAreReclaimed: () => true,
+    addPodAdmitHandler: (h: PodAdmitHandler) => {
+      handlers.push(h);
+      return () => undefined;
+    },
+  };
+}
+
+describe('kubelet eviction wiring', () => {
+  it('turns the KubeletConfiguration into the library config, merging defaults only when asked', () => {
+    expect(evictionConfigFrom({ ...base, evictionSoft: { 'memory.available': '2Gi' }, evictionSoftGracePeriod: { 'memory.available': '1m30s' }, evictionMaxPodGracePeriod: 20 })).toEqual({
+      evictionHard: { 'memory.available': '1Gi' },
+      evictionSoft: { 'memory.available': '2Gi' },
+      evictionSoftGracePeriodMs: { 'memory.available': 90_000 },
+      evictionMinimumReclaim: {},
+      evictionPressureTransitionPeriodMs: 300_000,
+      evictionMaxPodGracePeriodSeconds: 20,
+    });
+    expect(evictionConfigFrom({ ...base, mergeDefaultEvictionSettings: true }).evictionHard).toEqual({
+      'memory.available': '1Gi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+    });
+  });
+
+  it('reads the test-only monitoring interval variable, ignoring bad values', () => {
+    const logger = new RecordingLogger();
+    expect(evictionMonitoringIntervalMs({}, logger)).toBeUndefined();
+    expect(evictionMonitoringIntervalMs({ [EVICTION_MONITORING_INTERVAL_ENV]: '1s' }, logger)).toBe(1000);
+    expect(evictionMonitoringIntervalMs({ [EVICTION_MONITORING_INTERVAL_ENV]: 'soon' }, logger)).toBeUndefined();
+  });
+
+  it('joins the lifecycle admission, evicts through lifecycle.evictPod and serves the conditions on GET /node', async () => {
+    const be = newPod({ name: 'be', uid: 'uid-be' });
+    const lifecycle = fakeLifecycle([be]);
+    const provider = new FakeSummaryProvider(newSummary({ memory: { capacityBytes: 8 * Gi, workingSetBytes: 7.5 * Gi }, pods: [newPodStats({ name: 'be', uid: 'uid-be' })] }));
+    const clock = new FakeClock();
+    const manager = createKubeletEvictionManager({
+      config: base,
+      evictStaticPods: false,
+      summaryProvider: provider,
+      lifecycle,
+      runtime: { garbageCollect: async () => undefined },
+      clock,
+      logger: new RecordingLogger(),
+    });
+    expect(lifecycle.handlers).toHaveLength(1);
+    await manager.synchronize();
+    expect(lifecycle.evicted.map((e) => [e.uid, e.request.reason, e.request.gracePeriodSeconds])).toEqual([['uid-be', 'Evicted', 1]]);
+    expect(lifecycle.handlers[0]?.admit({ pod: newPod({ name: 'be2' }), otherPods: [] })).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });
+
+    const router = createRouter();
+    installNodeRoute(router, 'node-a', manager);
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => router.listener(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = (await (await fetch(`http://127.0.0.1:${port}/node`)).json()) as { kind: string; metadata: { name: string }; status: { conditions: Array<{ type: string; status: string; reason: string }> } };
+      expect(body.kind).toBe('Node');
+      expect(body.metadata.name).toBe('node-a');
+      expect(body.status.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+        ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
+        ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
+        ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { KubeletConfiguration } from '@kubelet-ts/config';
+import { DEFAULT_EVICTION_HARD, durationMs } from '@kubelet-ts/config';
+import type { EvictionConfig, EvictionManager, NodeCondition } from '@kubelet-ts/eviction-manager';
+import { createEvictionManager } from '@kubelet-ts/eviction-manager';
+import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import type { ContainerRuntime } from '@kubelet-ts/runtime-manager';
+import type { Router } from '@kubelet-ts/server';
+import { sendJson } from '@kubelet-ts/server';
+import type { SummaryProvider } from '@kubelet-ts/stats';
+
+/**
+ * Test only, not a kubelet flag: a Go duration ("1s") replacing the 10 s eviction monitoring
+ * interval, so that the kubelet's integration test sees evictions within seconds. Unset on real nodes.
+ */
+export const EVICTION_MONITORING_INTERVAL_ENV = 'KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL';
+
+type EvictionSettings = Pick<
+  KubeletConfiguration,
+  'evictionHard' | 'evictionSoft' | 'evictionSoftGracePeriod' | 'evictionMinimumReclaim' | 'evictionPressureTransitionPeriod' | 'evictionMaxPodGracePeriod' | 'mergeDefaultEvictionSettings'
+>;
+
+/** The library's config from the KubeletConfiguration: evictionHard merged with the defaults when asked, durations in ms. */
+export function evictionConfigFrom(config: EvictionSettings): EvictionConfig {
+  const hard = config.mergeDefaultEvictionSettings === true ? { ...DEFAULT_EVICTION_HARD, ...config.evictionHard } : { ...config.evictionHard };
+  const grace: Record<string, number> = {};
+  for (const [signal, value] of Object.entries(config.evictionSoftGracePeriod ?? {})) grace[signal] = durationMs(value);
+  return {
+    evictionHard: hard,
+    evictionSoft: { ...config.evictionSoft },
+    evictionSoftGracePeriodMs: grace,
+    evictionMinimumReclaim: { ...config.evictionMinimumReclaim },
+    ...(config.evictionPressureTransitionPeriod !== undefined ? { evictionPressureTransitionPeriodMs: durationMs(config.evictionPressureTransitionPeriod) } : {}),
+    ...(config.evictionMaxPodGracePeriod !== undefined ? { evictionMaxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod } : {}),
+  };
+}
+
+/** The eviction monitoring interval: upstream's 10 s, unless the test-only variable sets a valid positive duration. */
+export function evictionMonitoringIntervalMs(env: NodeJS.ProcessEnv, logger: Logger): number | undefined {
+  const raw = env[EVICTION_MONITORING_INTERVAL_ENV];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const ms = durationMs(raw);
+    if (ms > 0) {
+      logger.warn(`${EVICTION_MONITORING_INTERVAL_ENV} is set (test only): eviction checks run every ${raw}`);
+      return ms;
+    }
+  } catch {
+    // fall through
+  }
+  logger.warn(`${EVICTION_MONITORING_INTERVAL_ENV} ignored: not a positive duration`, { value: raw });
+  return undefined;
+}
+
+export interface KubeletEvictionOptions {
+  config: EvictionSettings;
+  /** --evict-static-pods (kubelet-ts extension). */
+  evictStaticPods: boolean;
+  summaryProvider: Pick<SummaryProvider, 'get'>;
+  lifecycle: Pick<PodLifecycle, 'getActivePods' | 'evictPod' | 'podResourcesAreReclaimed' | 'addPodAdmitHandler' | 'getPods' | 'sourcesReady'>;
+  /** Container GC of the runtime: under disk pressure every dead container goes (upstream DeleteAllUnusedContainers). */
+  runtime: Pick<ContainerRuntime, 'garbageCollect'>;
+  /** Image GC's deleteUnusedImages. */
+  reclaimImages?: () => Promise<unknown>;
+  monitoringIntervalMs?: number | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * The eviction manager as the kubelet runs it: stats from the summary provider, pods and kills
+ * through the pod lifecycle (whose admission it joins, upstream AddPodAdmitHandler), node-level
+ * reclaim through container GC and image GC.
+ */
+export function createKubeletEvictionManager(options: KubeletEvictionOptions): EvictionManager {
+  const { lifecycle } = options;
+  const manager = createEvictionManager({
+    summaryProvider: options.summaryProvider,
+    getActivePods: () => lifecycle.getActivePods(),
+    killPod: (pod, request) => lifecycle.evictPod(pod.metadata.uid, request),
+    podCleanedUp: (pod) => lifecycle.podResourcesAreReclaimed(pod.metadata.uid),
+    // Every dead container of every pod; sandboxes and log directories only of pods that are gone.
+    deleteDeadContainers: () => {
+      const desired = new Set(lifecycle.getPods().map((p) => p.metadata.uid));
+      return options.runtime.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 0, maxContainers: 0 }, lifecycle.sourcesReady, (uid) => !desired.has(uid) && lifecycle.podResourcesAreReclaimed(uid));
+    },
+    ...(options.reclaimImages !== undefined ? { reclaimImages: options.reclaimImages } : {}),
+    config: evictionConfigFrom(options.config),
+    evictStaticPods: options.evictStaticPods,
+    ...(options.monitoringIntervalMs !== undefined ? { monitoringIntervalMs: options.monitoringIntervalMs } : {}),
+    clock: options.clock,
+    logger: options.logger,
+  });
+  lifecycle.addPodAdmitHandler({ admit: ({ pod }) => manager.admit(pod) });
+  return manager;
+}
+
+/** A v1 Node as the kubelet would post it in API mode, as far as eviction knows it (the pressure conditions). */
+export function nodeObject(nodeName: string, conditions: NodeCondition[]): Record<string, unknown> {
+  return {
+    kind: 'Node',
+    apiVersion: 'v1',
+    metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName, 'kubernetes.io/os': 'linux' } },
+    status: { conditions },
+  };
+}
+
+/**
+ * kubelet-ts addition on the read-only port: `GET /node` returns the v1 Node status the kubelet
+ * would post to the API server (MemoryPressure, DiskPressure, PIDPressure), so standalone nodes
+ * show their conditions.
+ */
+export function installNodeRoute(router: Pick<Router, 'get'>, nodeName: string, manager: Pick<EvictionManager, 'nodeConditions'>): void {
+  router.get('/node', (_req, res) => sendJson(res, 200, nodeObject(nodeName, manager.nodeConditions())));
+}
+
+/**
+ * Runs the eviction loop once every pod source delivered its first set (upstream starts the
+ * manager with the runtime-dependent modules, after the first pods were admitted), until the signal aborts.
+ */
+export async function runEvictionManager(manager: EvictionManager, lifecycle: Pick<PodLifecycle, 'sourcesReady'>, signal: AbortSignal, clock: Clock, logger: Logger): Promise<void> {
+  try {
+    while (!lifecycle.sourcesReady && !signal.aborted) await clock.sleep(500, signal);
+    if (!signal.aborted) await manager.run(signal);
+  } catch (err) {
+    if (!signal.aborted) logger.error('Eviction manager stopped', { err: errorMessage(err) });
+  }
+}
