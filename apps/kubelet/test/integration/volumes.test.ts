@@ -3,7 +3,8 @@
  * emptyDir shared between containers, a `medium: Memory` emptyDir on tmpfs, hostPath
  * DirectoryOrCreate, downwardAPI files, a subPath symlink escape refused, nothing remounted after a
  * kubelet restart, everything unmounted and removed when the pod goes (also when it went while
- * the kubelet was down).
+ * the kubelet was down). configMap and secret volumes from `--static-object-dir` manifests: an
+ * edited ConfigMap reaches the container atomically (a reader never sees a mix), the secret is on tmpfs.
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -17,10 +18,15 @@ import type { KubeletUnderTest } from './harness.js';
 const execFileAsync = promisify(execFile);
 
 let kubelet: KubeletUnderTest;
+let objectDir = '';
+// configMap/secret contents follow their manifests within a sync period: keep it short here.
+const kubeletArgs = (): string[] => [`--static-object-dir=${objectDir}`, '--sync-frequency=3s'];
 
 beforeAll(async () => {
   kubelet = await createKubelet('volumes');
-  await kubelet.start();
+  objectDir = path.join(kubelet.hostDir, 'objects');
+  await fs.mkdir(objectDir, { recursive: true });
+  await kubelet.start(kubeletArgs());
   await waitHealthy(kubelet);
 });
 
@@ -206,7 +212,7 @@ test('after a kubelet restart nothing is remounted and the containers keep runni
 
   await kubelet.stop();
   const offset = kubelet.output().length;
-  await kubelet.start();
+  await kubelet.start(kubeletArgs());
   await waitHealthy(kubelet);
   // The restarted kubelet synced the pod (so its volumes went through waitForAttachAndMount again)…
   await eventually(
@@ -268,10 +274,86 @@ test('volumes of a pod removed while the kubelet was down are torn down once the
 
   await kubelet.stop();
   await kubelet.removeManifest('orphan.yaml');
-  await kubelet.start();
+  await kubelet.start(kubeletArgs());
   await waitHealthy(kubelet);
   await eventually('orphan pod dir removed', async () => !(await exists(podDir(uid))), 60_000);
   expect(await mountsUnder(podDir(uid))).toEqual([]);
   expect(await runningContainerIDs('orphan')).toEqual([]);
   expect((await criSandboxesOf(kubelet, 'orphan')).filter((s) => s.state === 'SANDBOX_READY')).toEqual([]);
+});
+
+/** Writes an object manifest as an operator should: a dot-file first, then a rename. */
+async function writeObjects(file: string, text: string): Promise<void> {
+  const tmp = path.join(objectDir, `.${file}.tmp`);
+  await fs.writeFile(tmp, text);
+  await fs.rename(tmp, path.join(objectDir, file));
+}
+
+const objectsAt = (version: string): string =>
+  [
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {a: ${version}, b: ${version}}`,
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {token: s3cret}',
+  ].join('\n---\n');
+
+test('a configMap volume from --static-object-dir follows edits atomically (the reader never sees a mix); the secret volume is a tmpfs', async () => {
+  const out = path.join(kubelet.hostDir, 'cm-out');
+  await writeObjects('app.yaml', objectsAt('v1'));
+  // A reader that resolves ..data once per round, as the atomic writer's contract allows, and
+  // records every value it sees and any round where a and b differ.
+  const reader = [
+    'grep " /sec " /proc/mounts > /out/sec-mounts',
+    'cat /sec/token > /out/token',
+    'last=',
+    'while true; do',
+    '  d=$(readlink /cfg/..data) || continue',
+    '  a=$(cat /cfg/$d/a 2>/dev/null) || continue',
+    '  b=$(cat /cfg/$d/b 2>/dev/null) || continue',
+    '  if [ "$a" != "$b" ]; then echo "$d a=$a b=$b" >> /out/mix; fi',
+    '  if [ "$a" != "$last" ]; then echo "$a" >> /out/values; last=$a; fi',
+    'done',
+  ].join('\n');
+  await kubelet.writeManifest(
+    'cm.yaml',
+    busyboxPod('cm', [{ name: 'reader', command: ['sh', '-c', reader], volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }, { name: 'sec', mountPath: '/sec' }, { name: 'out', mountPath: '/out' }] }], {
+      volumes: [
+        { name: 'cfg', configMap: { name: 'app' } },
+        { name: 'sec', secret: { secretName: 'creds' } },
+        { name: 'out', hostPath: { path: out, type: 'DirectoryOrCreate' } },
+      ],
+    }),
+  );
+  const uid = await uidOf('cm');
+  const values = async (): Promise<string[]> => (await fs.readFile(path.join(out, 'values'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+  await eventually('the reader saw v1', async () => (await values()).at(-1) === 'v1', 60_000);
+
+  // The secret: a tmpfs in the container and on the host, with the decoded value.
+  expect(await fs.readFile(path.join(out, 'sec-mounts'), 'utf8')).toMatch(/ \/sec tmpfs /);
+  expect(await fs.readFile(path.join(out, 'token'), 'utf8')).toBe('s3cret');
+  const secretDir = path.join(podDir(uid), 'volumes', 'kubernetes.io~secret', 'sec');
+  expect((await mountsUnder(podDir(uid))).find((m) => m.mountPoint === secretDir)?.fsType).toBe('tmpfs');
+
+  // An invalid manifest beside the good one is reported with file, field and reason; the kubelet goes on.
+  await writeObjects('broken.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: default}\n');
+
+  for (const version of ['v2', 'v3', 'v4', 'v5']) {
+    await writeObjects('app.yaml', objectsAt(version));
+    await eventually(`the reader saw ${version}`, async () => (await values()).at(-1) === version, 30_000, 100);
+  }
+  expect(await values()).toEqual(['v1', 'v2', 'v3', 'v4', 'v5']);
+  expect(await fs.readFile(path.join(out, 'mix'), 'utf8').catch(() => '')).toBe('');
+  expect(kubelet.output()).toContain(`${path.join(objectDir, 'broken.yaml')}: metadata.name:`);
+  expect(kubelet.running()).toBe(true);
+
+  // On the host: the atomic writer's layout, with only the current generation left.
+  const cfgDir = path.join(podDir(uid), 'volumes', 'kubernetes.io~configmap', 'cfg');
+  const generation = await fs.readlink(path.join(cfgDir, '..data'));
+  expect(generation).toMatch(/^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.[0-9a-f]+$/);
+  expect(await fs.readlink(path.join(cfgDir, 'a'))).toBe('..data/a');
+  expect((await fs.readdir(cfgDir)).sort()).toEqual(['..data', generation, 'a', 'b'].sort());
+  expect(await fs.readFile(path.join(cfgDir, 'b'), 'utf8')).toBe('v5');
+  expect(containerState(await kubelet.pod('cm'), 'reader')?.restartCount).toBe(0);
+
+  await kubelet.removeManifest('cm.yaml');
+  await eventually('cm: pod dir removed', async () => !(await exists(podDir(uid))), 60_000);
+  expect(await mountsUnder(podDir(uid))).toEqual([]);
 });
