@@ -13,6 +13,7 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
 import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
+import { createKubeletContainerLogManager, runContainerLogManager } from './internal/container-logs.js';
 import { createKubeletImageGC, imageGCPeriodMs, runImageGC } from './internal/image-gc.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
@@ -22,7 +23,7 @@ import { closeAll, connectSources } from './internal/run.js';
 import { listenIfEnabled } from './internal/serve.js';
 import { staticPodSources } from './internal/sources.js';
 import { createKubeletStats, serveStatsSummary } from './internal/stats.js';
-import { createKubeletVolumeManager, runVolumeManager } from './internal/volumes.js';
+import { createKubeletVolumeManager, runVolumeManager, staticPodObjectReferences } from './internal/volumes.js';
 
 const { config, flags, warnings } = await loadOptionsOrExit(process.argv.slice(2));
 const logger = createKubeletLogger({ verbosity: config.logging.verbosity, format: config.logging.format === 'json' ? 'json' : 'text' });
@@ -63,7 +64,8 @@ const containerManager = createContainerManager({
 await startContainerManager(containerManager, logger.child({ component: 'cm' }));
 // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
 // terminated; the same object serves the runtime helper (container mounts) and the lifecycle.
-const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, clock, logger: logger.child({ component: 'volumes' }) });
+// configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through <root-dir>/plugins_registry.
+const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), clock, logger: logger.child({ component: 'volumes' }) });
 const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
@@ -95,6 +97,8 @@ const runtime = createRuntimeManager({
   clock,
   logger: logger.child({ component: 'kuberuntime' }),
 });
+// Container logs (container-logs): rotation by containerLogMaxSize/MaxFiles/MaxWorkers/MonitorInterval; a bad value stops start-up, as upstream.
+const containerLogs = createKubeletContainerLogManager(config, cri.runtime, clock, logger.child({ component: 'container-logs' }));
 const lifecycle = createPodLifecycle({
   readiness: probes.readiness,
   startup: probes.startup,
@@ -130,12 +134,13 @@ serveStatsSummary(readOnly, stats, logger);
 const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
 if (runtimeName !== undefined) checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
 const cgroupsRunning = containerManager.run(shutdown.signal);
-const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), clock, logger, signal: shutdown.signal });
+const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), allowedObjectReferences: staticPodObjectReferences(flags.staticObjectDir), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);
 const volumesRunning = runVolumeManager(volumes, shutdown.signal, clock, logger.child({ component: 'volumes' }));
+const containerLogsRunning = runtimeName === undefined ? undefined : runContainerLogManager(containerLogs, shutdown.signal, logger.child({ component: 'container-logs' }));
 const imageGcRunning = runImageGC(imageGc, runtimeName !== undefined, shutdown.signal, imageGCPeriodMs(process.env, logger));
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning, () => containerLogsRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);
