@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
-import { createDirectoryObjectSource, createStaticCsiDriverRegistry, createVolumeManager } from './index.js';
+import { noopLogger } from '@kubelet-ts/common';
+import { createCsiPluginRegistry, createDirectoryObjectSource, createPluginWatcher, createStaticCsiDriverRegistry, createVolumeManager, PLUGIN_TYPE, pluginsRegistryDir } from './index.js';
 import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
+import { createSystemMounter } from './mounter.js';
+import { createFakeCsiNodeServer, createFakeRegistrationServer } from './testing/index.js';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 
@@ -11,9 +14,9 @@ const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 const BEGIN = '// README:' + 'begin';
 const END = '      // README:' + 'end';
 
-function snippetOf(source: string): string {
+function snippetOf(source: string, begin = BEGIN, end = END): string {
   return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
+    .slice(source.indexOf(begin) + begin.length, source.indexOf(end))
     .replace(/^\n/, '')
     .split('\n')
     .map((line) => line.replace(/^ {6}/, ''))
@@ -57,6 +60,39 @@ describe('README', () => {
       const block = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
       expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(snippetOf(readFileSync(__filename, 'utf8')));
     } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  it('runs the plugin registration snippet, which is the README block verbatim: a driver registered through its socket is found', async () => {
+    const tmp = await makeTempDir('vm-readme-reg-');
+    const rootDir = join(tmp.path, 'root');
+    await mkdir(join(tmp.path, 'backing'));
+    const driver = createFakeCsiNodeServer({ socketPath: join(tmp.path, 'csi.sock'), mounter: createSystemMounter(), backingDir: join(tmp.path, 'backing') });
+    await driver.start();
+    await mkdir(pluginsRegistryDir(rootDir), { recursive: true });
+    const registration = createFakeRegistrationServer({ socketPath: join(pluginsRegistryDir(rootDir), 'demo-reg.sock'), name: 'demo.csi', endpoint: join(tmp.path, 'csi.sock') });
+    await registration.start();
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const logger = noopLogger;
+    try {
+      // REG:begin
+      const csiDrivers = createCsiPluginRegistry({ logger });
+      const watcher = createPluginWatcher({ dir: pluginsRegistryDir(rootDir), handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, logger });
+      void watcher.run(signal);
+      const volumes = createVolumeManager({ rootDir, csiDrivers });
+      // REG:end
+
+      await watcher.sync(); // waits for a scan run() started, then scans once more
+      expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: join(tmp.path, 'csi.sock') });
+      expect(volumes.getMountedVolumes()).toEqual([]);
+      const block = /### Plugin registration\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(snippetOf(readFileSync(__filename, 'utf8'), '// REG:' + 'begin', '      // REG:' + 'end'));
+    } finally {
+      controller.abort();
+      await registration.stop();
+      await driver.stop();
       await tmp.cleanup();
     }
   });
