@@ -187,24 +187,25 @@ describe('createImageGC: garbageCollect', () => {
 });
 
 describe('createImageGC: deleteUnusedImages (for eviction)', () => {
-  it('removes every unused image past minAge, least recently used first, and reports the bytes freed', async () => {
+  it('removes every unused image past minAge, least recently used first, and logs the bytes freed', async () => {
     const t = setup();
     await t.gc.detectImages();
     await useInTurn(t, ['registry.test/c:1', 'registry.test/a:1']);
     await t.useImage('registry.test/d:1');
     await t.clock.advance(5 * MINUTE);
-    const result = await t.gc.deleteUnusedImages();
-    expect(result.removed.map((r) => r.id)).toEqual([id('b'), id('e'), id('f'), id('c'), id('a')]);
-    expect(result.freedBytes).toBe(30 * MB);
+    await expect(t.gc.deleteUnusedImages()).resolves.toBeUndefined();
+    expect(t.removedOrder()).toEqual([id('b'), id('e'), id('f'), id('c'), id('a')]);
+    expect(t.logger.find('Deleted unused images')[0]?.fields).toEqual({ freedBytes: 30 * MB, removed: 5 });
     expect(t.present()).toEqual(['d', 'pause', 'pinned']);
   });
 
-  it('works passed around unbound, and is serialized with a concurrent garbageCollect (no image removed twice)', async () => {
+  it('works passed around unbound as a () => Promise<void> reclaim, serialized with a concurrent garbageCollect (no image removed twice)', async () => {
     const t = setup();
     await t.gc.detectImages();
     await t.clock.advance(5 * MINUTE);
-    const { deleteUnusedImages, garbageCollect } = t.gc;
-    const both = await Promise.allSettled([garbageCollect(), deleteUnusedImages()]);
+    const { garbageCollect } = t.gc;
+    const reclaim: () => Promise<void> = t.gc.deleteUnusedImages;
+    const both = await Promise.allSettled([garbageCollect(), reclaim()]);
     expect(both.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
     const removed = t.removedOrder();
     expect(new Set(removed).size).toBe(removed.length);
@@ -220,8 +221,8 @@ describe('createImageGC: the sandbox image', () => {
       const answer = await status(req, opts);
       return { ...answer, info: req.verbose ? { config: JSON.stringify({ sandboxImage: 'registry.test/pause:3.9', containerd: {} }) } : {} };
     };
-    const result = await t.gc.deleteUnusedImages();
-    expect(result.removed.map((r) => r.id)).not.toContain(id('0'));
+    await t.gc.deleteUnusedImages();
+    expect(t.removedOrder()).not.toContain(id('0'));
     expect(t.present()).toEqual(['pause', 'pinned']);
     expect(t.gc.imageRecords().find((r) => r.id === id('0'))).toMatchObject({ pinned: true, repoTags: ['registry.test/pause:3.9'] });
   });

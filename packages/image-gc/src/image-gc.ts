@@ -72,7 +72,7 @@ export interface RemovedImage {
 export interface ImageGCResult {
   /** Image filesystem usage when GC looked (garbageCollect only). */
   usagePercent?: number;
-  /** What GC tried to free: down to the low threshold, 0 under the high threshold, Infinity for deleteUnusedImages. */
+  /** What GC tried to free: down to the low threshold; 0 under the high threshold. */
   bytesToFree: number;
   freedBytes: number;
   /** In the order they were removed: least recently used first. */
@@ -87,8 +87,12 @@ export interface ImageGC {
    * is down to the low threshold. Rejects with FREE_DISK_SPACE_FAILED when not enough could be freed.
    */
   garbageCollect(): Promise<ImageGCResult>;
-  /** Upstream DeleteUnusedImages, for the eviction manager: removes every unused image past minAge. */
-  deleteUnusedImages(): Promise<ImageGCResult>;
+  /**
+   * Upstream DeleteUnusedImages, the eviction manager's image reclaim: removes every unused image past
+   * minAge, least recently used first. Resolves with nothing (as upstream; it fits `() => Promise<void>`);
+   * what was removed is logged. Rejects with REMOVE_FAILED when a removal failed (the others went on).
+   */
+  deleteUnusedImages(): Promise<void>;
   /** Upstream detectImages: lists images and containers, records first-detected and last-used times, saves them. */
   detectImages(): Promise<void>;
   /** The records of the last detection, least recently used first. */
@@ -365,14 +369,17 @@ export function createImageGC(options: ImageGCOptions): ImageGC {
       });
     });
 
-  const deleteUnusedImages = (): Promise<ImageGCResult> =>
+  const deleteUnusedImages = (): Promise<void> =>
     exclusive(async () => {
       logger.info('Attempting to delete unused images');
       const { freeTimeMs } = await detect();
       const result: ImageGCResult = { bytesToFree: Number.POSITIVE_INFINITY, freedBytes: 0, removed: [] };
-      return persistAfter(async () => {
-        await freeSpace(Number.POSITIVE_INFINITY, freeTimeMs, evictionOrder(), result);
-        return result;
+      await persistAfter(async () => {
+        try {
+          await freeSpace(Number.POSITIVE_INFINITY, freeTimeMs, evictionOrder(), result);
+        } finally {
+          logger.info('Deleted unused images', { freedBytes: result.freedBytes, removed: result.removed.length });
+        }
       });
     });
 

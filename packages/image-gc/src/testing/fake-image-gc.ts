@@ -15,7 +15,7 @@ export interface FakeImageGCCall {
 export class FakeImageGC implements ImageGC {
   /** Every call, in order. */
   readonly calls: FakeImageGCCall[] = [];
-  /** What garbageCollect and deleteUnusedImages resolve with. */
+  /** What garbageCollect resolves with. */
   result: ImageGCResult = { bytesToFree: 0, freedBytes: 0, removed: [] };
   /** Returned by imageRecords(). */
   records: ImageRecord[] = [];
@@ -34,7 +34,7 @@ export class FakeImageGC implements ImageGC {
   }
 
   readonly garbageCollect = (): Promise<ImageGCResult> => this.#answer('garbageCollect', () => this.#copy());
-  readonly deleteUnusedImages = (): Promise<ImageGCResult> => this.#answer('deleteUnusedImages', () => this.#copy());
+  readonly deleteUnusedImages = (): Promise<void> => this.#answer('deleteUnusedImages', () => undefined);
   readonly detectImages = (): Promise<void> => this.#answer('detectImages', () => undefined);
   readonly imageRecords = (): ImageRecord[] => this.records.map((r) => ({ ...r, repoTags: [...r.repoTags] }));
 
