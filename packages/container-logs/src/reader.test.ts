@@ -65,6 +65,8 @@ describe('readLogs without follow', () => {
     await threeFiles();
     expect((await collect(read({ tailLines: 12 }))).all).toBe(lines(19, 30));
     expect((await collect(read({ tailLines: 100 }))).all).toBe(lines(1, 30));
+    expect((await collect(read({ tailLines: 1 }))).all).toBe(lines(30, 30));
+    expect((await collect(read({ tailLines: 7, stream: 'All' }))).all).toBe(lines(24, 30));
     expect((await collect(read({ tailLines: 0 }))).all).toBe('');
   });
 
@@ -196,6 +198,20 @@ describe('readLogs with follow', () => {
     await clock.advance(250);
     await reader.done;
     expect(reader.text()).toBe(lines(9, 11));
+  });
+
+  it('with tailLines 0 prints only new lines', async () => {
+    const clock = new FakeClock(T0 + 100_000);
+    const { runtime, containerId } = await runningContainer(clock);
+    await writeCriLog(log, numberedLines(1, 10));
+    const reader = consume(read({ follow: true, tailLines: 0 }, { runtime, containerId, clock }));
+    await untilSleeping(clock);
+    expect(reader.text()).toBe('');
+    await writeCriLog(log, numberedLines(11, 12), { append: true });
+    runtime.exitContainer(containerId, 0);
+    await clock.advance(250);
+    await reader.done;
+    expect(reader.text()).toBe(lines(11, 12));
   });
 
   it('waits for a log that does not exist yet, and ends when the signal aborts', async () => {

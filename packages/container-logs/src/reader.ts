@@ -62,15 +62,27 @@ export async function* readLogs(read: ReadLogsOptions): AsyncGenerator<LogChunk>
     remain -= data.length;
     return { stream: entry.stream, data };
   };
+  // The last `tail` entries: a ring (start index) so that a large tail stays linear.
+  let ringStart = 0;
   const keep = (entry: LogEntry): void => {
-    ring.push(entry);
-    if (ring.length > opts.tail) ring.shift();
+    if (opts.tail <= 0) return;
+    if (ring.length < opts.tail) ring.push(entry);
+    else {
+      ring[ringStart] = entry;
+      ringStart = (ringStart + 1) % opts.tail;
+    }
+  };
+  const drainRing = (): LogEntry[] => {
+    const ordered = [...ring.slice(ringStart), ...ring.slice(0, ringStart)];
+    ring.length = 0;
+    ringStart = 0;
+    return ordered;
   };
 
   for await (const item of rawLines(read)) {
     if (item === CAUGHT_UP) {
       if (!live) {
-        for (const entry of ring.splice(0)) {
+        for (const entry of drainRing()) {
           yield format(entry);
           if (remain <= 0) return;
         }
@@ -101,7 +113,7 @@ export async function* readLogs(read: ReadLogsOptions): AsyncGenerator<LogChunk>
       if (remain <= 0) return;
     }
   }
-  for (const entry of ring) {
+  for (const entry of drainRing()) {
     yield format(entry);
     if (remain <= 0) return;
   }
