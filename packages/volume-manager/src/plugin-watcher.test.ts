@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { FakeClock } from '@kubelet-ts/common/testing';
@@ -114,6 +114,26 @@ describe('createPluginWatcher with the CSI plugin registry', () => {
     await watcher.sync();
     expect(reg.statuses.at(-1)).toEqual({ pluginRegistered: true, error: '' });
     expect(drivers.get(DRIVER)?.endpoint).toBe(join(tmp.path, 'csi.sock'));
+  });
+});
+
+describe('createPluginWatcher.run', () => {
+  it('creates the directory, registers what it finds, and returns once the signal aborts', async () => {
+    const clock = new FakeClock();
+    const drivers = createCsiPluginRegistry();
+    const dir = join(tmp.path, 'root2', 'plugins_registry');
+    const watcher = createPluginWatcher({ dir, handlers: { CSIPlugin: drivers }, clock, watch: false });
+    const controller = new AbortController();
+    const running = watcher.run(controller.signal);
+    await watcher.sync();
+    expect((await stat(dir)).isDirectory()).toBe(true);
+    const reg = createFakeRegistrationServer({ socketPath: join(dir, 'late-reg.sock'), name: DRIVER, endpoint: join(tmp.path, 'csi.sock') });
+    await reg.start();
+    servers.push(reg);
+    await watcher.sync();
+    expect(drivers.get(DRIVER)).toBeDefined();
+    controller.abort();
+    await expect(running).resolves.toBeUndefined();
   });
 });
 

@@ -207,6 +207,8 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
   const reconcile = async (): Promise<void> => {
     let found: Map<string, string>;
     try {
+      // Created (as upstream) so that plugins can put their sockets there; again if someone removed it.
+      await mkdir(options.dir, { recursive: true, mode: 0o750 });
       found = await scan(options.dir, new Map());
     } catch (err) {
       logger.error('Cannot read the plugin registration directory', { dir: options.dir, err: errorMessage(err) });
@@ -263,7 +265,7 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
     getRegisteredPlugins: () =>
       [...registered.values()].map((r) => ({ socketPath: r.socketPath, type: r.type, name: r.name, endpoint: r.endpoint, supportedVersions: [...r.supportedVersions] })),
     async run(signal) {
-      await mkdir(options.dir, { recursive: true, mode: 0o750 });
+      await mkdir(options.dir, { recursive: true, mode: 0o750 }).catch(() => undefined); // so that fs.watch has a directory
       let nap: AbortController | undefined;
       let watcher: FSWatcher | undefined;
       if (options.watch ?? true) {
