@@ -235,13 +235,13 @@ describe('pods', () => {
     });
   }
 
-  it('reports each running container from CRI: CPU, memory working set, writable layer with the imagefs capacity, and its log files', async () => {
+  it('reports each running container from CRI: CPU, memory working set (available = its limit − working set), writable layer with the imagefs capacity, and its log files', async () => {
     const h = harness();
     const pod = webPod();
     const ids = await runPod(h, pod);
     h.cri.runtime.setContainerStats(ids['app'] ?? '', {
       cpu: { timestamp: nanos(START), usageCoreNanoSeconds: u64(2_000_000_000), usageNanoCores: null, psi: null },
-      memory: { timestamp: nanos(START), workingSetBytes: u64(30 * 1024 * 1024), availableBytes: null, usageBytes: u64(40 * 1024 * 1024), rssBytes: u64(20 * 1024 * 1024), pageFaults: u64(5), majorPageFaults: u64(1), psi: null },
+      memory: { timestamp: nanos(START), workingSetBytes: u64(30 * 1024 * 1024), availableBytes: u64(0), usageBytes: u64(40 * 1024 * 1024), rssBytes: u64(20 * 1024 * 1024), pageFaults: u64(5), majorPageFaults: u64(1), psi: null },
       writableLayer: { timestamp: nanos(START), fsId: { mountpoint: IMAGEFS }, usedBytes: u64(8192), inodesUsed: u64(3) },
     });
     h.host.setFile(`${LOGS}/prod_web_uid-web/app/0.log`, 'x'.repeat(5000)); // 2 blocks of 4 KiB
@@ -269,9 +269,13 @@ describe('pods', () => {
     h.cri.runtime.setContainerStats(id, cpu(START + 2000, 1_500_000_000));
     const summary = await provider.get({ updateStats: true });
     expect(summary.pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(250_000_000);
-    // A runtime that reports usageNanoCores itself is believed.
-    h.cri.runtime.setContainerStats(id, { cpu: { timestamp: nanos(START + 4000), usageCoreNanoSeconds: u64(2e9), usageNanoCores: u64(42), psi: null } });
-    expect((await provider.get({ updateStats: true })).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(42);
+    // Our rate wins over the runtime's own figure (containerd 1.6 reports 0 between its samples)...
+    h.cri.runtime.setContainerStats(id, { cpu: { timestamp: nanos(START + 4000), usageCoreNanoSeconds: u64(2e9), usageNanoCores: u64(0), psi: null } });
+    expect((await provider.get({ updateStats: true })).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(250_000_000);
+    // ...which is used only while we have a single sample (a new container).
+    const fresh = createSummaryProvider(h.options);
+    h.cri.runtime.setContainerStats(id, { cpu: { timestamp: nanos(START + 6000), usageCoreNanoSeconds: u64(3e9), usageNanoCores: u64(42), psi: null } });
+    expect((await fresh.get()).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(42);
   });
 
   it('leaves out exited containers and pods that have no sandbox', async () => {

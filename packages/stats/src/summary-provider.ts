@@ -398,10 +398,13 @@ class SummaryProviderImpl implements SummaryProvider {
     if (cpu) {
       const ms = nanosToMs(cpu.timestamp) ?? nowMs;
       const usage = num(cpu.usageCoreNanoSeconds);
-      // Upstream: the runtime's own usageNanoCores when it gives one, else computed from our previous sample.
+      // Upstream overlays cadvisor's rate, computed from successive cgroup samples, on the runtime's
+      // figure; ours comes from successive CRI samples. The runtime's own usageNanoCores (containerd
+      // 1.6 reports 0 between its own samples) is used only until we have two samples.
       const fromRuntime = num(cpu.usageNanoCores);
       const tsNs = cpu.timestamp !== '' && cpu.timestamp !== '0' ? Number(cpu.timestamp) : nowMs * 1e6;
-      const nanoCores = fromRuntime ?? (usage !== undefined ? this.#rates.update(`container/${container.id}`, usage, tsNs) : undefined);
+      const computed = usage !== undefined ? this.#rates.update(`container/${container.id}`, usage, tsNs) : undefined;
+      const nanoCores = computed ?? fromRuntime;
       result.cpu = { time: iso(ms), ...(usage !== undefined ? { usageCoreNanoSeconds: usage } : {}), ...(nanoCores !== undefined ? { usageNanoCores: nanoCores } : {}) };
     } else {
       result.cpu = { time, usageCoreNanoSeconds: 0, usageNanoCores: 0 };
@@ -409,8 +412,10 @@ class SummaryProviderImpl implements SummaryProvider {
     const memory = stats?.memory;
     if (memory) {
       const ws = num(memory.workingSetBytes);
+      // As upstream (cadvisor): limit − working set when the container has a memory limit. The runtime's
+      // availableBytes is not used: containerd reports 0 for a container without a limit.
       const limit = containerMemoryLimit(pod, name);
-      const available = num(memory.availableBytes) ?? (limit !== undefined && ws !== undefined ? Math.max(0, limit - ws) : undefined);
+      const available = limit !== undefined && ws !== undefined ? Math.max(0, limit - ws) : undefined;
       result.memory = {
         time: iso(nanosToMs(memory.timestamp) ?? nowMs),
         ...(available !== undefined ? { availableBytes: available } : {}),
