@@ -1,16 +1,52 @@
 #!/usr/bin/env bash
-# Runs every benchmark under bench/ with its defaults, one after another, from the repository root.
-#   bench/probes          the probe manager library alone (needs @kubelet-ts/probe-runner built)
-#   bench/probes-kubelet  the real kubelet on the runtime of `scripts/test-runtime.sh up`
-#                         (takes the integration tests' lock on the shared containerd)
-# Each runner prints its results; probes-kubelet also writes bench/probes-kubelet/results/<date>.json.
+# `npm run bench`: the node benchmarks of issue 8 against the runtime of `scripts/test-runtime.sh up`,
+# one after another, then the summary table (bench/results/latest.md, and docs/performance.md).
+#   bench/start-latency   30 static pods one after another vs the direct-CRI baseline     ~1.5 min
+#   bench/density         idle footprint, 110 pods at once vs the baseline, steady
+#                         footprint over 2 min, stop latency                               ~6 min
+#   bench/podman          the same 110 pods with podman kube play / kube down             ~1–3 min
+#   bench/probes          the probe manager library alone (no runtime)                     ~0.5 min
+# The kubelet benchmarks take the integration tests' lock on the shared containerd while they run.
+#   --all     also bench/probes-kubelet (110 pods' probes through the kubelet, ~4 min more: past the
+#             10-minute budget of the default run)
+#   --no-docs do not rewrite the table in docs/performance.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1
 
-[ -f packages/probe-runner/dist/index.js ] || npm run build -w @kubelet-ts/probe-runner
+all=0 docs=1
+for arg in "$@"; do
+  case "$arg" in
+    --all) all=1 ;;
+    --no-docs) docs=0 ;;
+    *) echo "usage: bash bench/run-all.sh [--all] [--no-docs]" >&2; exit 2 ;;
+  esac
+done
 
-echo "== bench/probes" >&2
-node bench/probes/run.mjs
+# Built packages the runners import (per workspace, never the whole monorepo).
+for ws in packages/common packages/cri-client packages/probe-runner; do
+  [ -f "$ws/dist/index.js" ] || (cd "$ws" && npx tsup)
+done
+[ -f apps/kubelet/dist/main.js ] || (cd apps/kubelet && npx tsup)
 
-echo "== bench/probes-kubelet" >&2
-node bench/probes-kubelet/run.mjs
+started=$(date +%s)
+step() { echo "== $* ($(( $(date +%s) - started )) s)" >&2; }
+failed=0
+
+step bench/start-latency
+node bench/start-latency/run.mjs || failed=1
+step bench/density
+node bench/density/run.mjs || failed=1
+step bench/podman
+node bench/podman/run.mjs --stop-timeout 240 || failed=1
+step bench/probes
+node bench/probes/run.mjs || failed=1
+if [ "$all" = 1 ]; then
+  step bench/probes-kubelet
+  node bench/probes-kubelet/run.mjs || failed=1
+fi
+
+step summary
+if [ "$docs" = 1 ]; then node bench/summary.mjs --update-docs; else node bench/summary.mjs; fi
+echo "== done in $(( $(date +%s) - started )) s" >&2
+exit "$failed"

@@ -14,7 +14,7 @@
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
 // Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 30] [--steady-seconds 120] [--settle 10]
-//          [--no-baseline] [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+//          [--no-baseline] [--baseline-concurrency <pods>] [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
 import fs from 'node:fs';
@@ -41,6 +41,9 @@ const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
 const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
 const POLL_MS = 250;
 const BASELINE = !args.flag('no-baseline');
+// Default: one task per pod, as the kubelet's pod workers. A smaller value shows what bounding the
+// runtime's concurrency would gain (evidence for a limit in the kubelet).
+const BASELINE_CONCURRENCY = args.number('baseline-concurrency', PODS);
 const CPU_PROF = args.flag('cpu-prof');
 const HEAP_SNAPSHOT = args.flag('heap-snapshot');
 const run = createBenchmarkRun('density', { keep: args.flag('keep') });
@@ -101,6 +104,8 @@ await run.main(async () => {
   const loadBeforeDensity = loadAverage();
   const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
   log(`density: writing ${PODS} manifests at once`);
+  const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+  const marks = { densityStartUs: monoUs() };
   const t0 = writeManifests(kubelet, pods, run.baseDir);
   const firstRunning = new Map();
   let allRunningAt;
@@ -129,12 +134,15 @@ await run.main(async () => {
     if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
     await sleep(POLL_MS);
   }
+  marks.densityEndUs = monoUs();
   log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
 
   // ---- footprint, steady
   await sleep(SETTLE_S * 1000);
   log(`steady: measuring for ${STEADY_S} s`);
+  marks.steadyStartUs = monoUs();
   const steady = await measureWindow(kubelet.pid, STEADY_S, { extra: criCalls, others: { containerd: [containerdPid], shims: shimPids(socket) } });
+  marks.steadyEndUs = monoUs();
   const callDelta = (window) => {
     const { start, end } = window.extra;
     const elapsedS = (end.time - start.time) / 1000;
@@ -152,6 +160,7 @@ await run.main(async () => {
   // ---- stop latency
   const loadBeforeStop = loadAverage();
   log(`stop: deleting ${PODS} manifests at once`);
+  marks.stopStartUs = monoUs();
   const s0 = performance.now();
   for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
   const stopMarks = {};
@@ -168,7 +177,8 @@ await run.main(async () => {
   log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
   const totalCalls = kubelet.criCounts();
   await kubelet.stop();
-  const profile = CPU_PROF ? profileIn(kubelet.dirs.prof) : null;
+  marks.stopEndUs = monoUs();
+  const profile = CPU_PROF ? profileIn(kubelet.dirs.prof, marks) : null;
 
   // ---- the direct-CRI baseline (the kubelet is stopped: nothing kills these pods)
   let baseline = null;
@@ -179,14 +189,12 @@ await run.main(async () => {
     run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === label));
     const loadBeforeBaseline = loadAverage();
     const specs = names.map((name) => baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }));
-    log(`baseline: starting ${PODS} pods concurrently through CRI`);
+    log(`baseline: starting ${PODS} pods through CRI, ${BASELINE_CONCURRENCY} at a time`);
     const b0 = performance.now();
-    const started = await Promise.all(
-      specs.map(async (spec) => {
-        const ids = await startPodDirect(c, spec, image);
-        return { ...ids, returnedMs: performance.now() - b0 };
-      }),
-    );
+    const started = await mapLimit(specs, BASELINE_CONCURRENCY, async (spec) => {
+      const ids = await startPodDirect(c, spec, image);
+      return { ...ids, returnedMs: performance.now() - b0 };
+    });
     const isBaseline = (name) => name.endsWith('-baseline') && names.includes(name.slice(0, -'-baseline'.length));
     const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, { deadline: b0 + START_TIMEOUT_MS, what: 'waiting for the baseline pods' });
     const baselineAllRunning = seen.now - b0;
@@ -194,11 +202,12 @@ await run.main(async () => {
     await sleep(SETTLE_S * 1000);
     const bs0 = performance.now();
     // Sequential per pod, concurrent across pods, as the kubelet's pod workers.
-    await mapLimit(started, started.length, (ids) => stopPodDirect(c, ids));
+    await mapLimit(started, BASELINE_CONCURRENCY, (ids) => stopPodDirect(c, ids));
     const baselineStopMs = performance.now() - bs0;
     log(`baseline: all stopped and removed after ${seconds(baselineStopMs)} s`);
     baseline = {
       calls: 'per pod, concurrently: ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer; stop: StopContainer, StopPodSandbox, RemoveContainer, StopPodSandbox, RemovePodSandbox',
+      concurrency: BASELINE_CONCURRENCY,
       loadAverageBefore: loadBeforeBaseline,
       allRunningSeconds: seconds(baselineAllRunning),
       perPodStartedSeconds: summarize(started.map((s) => s.returnedMs / 1000), 2),
@@ -283,7 +292,14 @@ await run.main(async () => {
   process.stdout.write(`${md}\n\nresults: ${files.json}, ${files.md}\n`);
 });
 
-function profileIn(dir) {
+/** The profile per phase (V8's profile clock is CLOCK_MONOTONIC, as process.hrtime here). */
+function profileIn(dir, marks) {
   const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  return file ? summarizeCpuProfile(path.join(dir, file)) : { error: 'no .cpuprofile written' };
+  if (file === undefined) return { error: 'no .cpuprofile written' };
+  const full = path.join(dir, file);
+  return {
+    density: summarizeCpuProfile(full, { startUs: marks.densityStartUs, endUs: marks.densityEndUs }),
+    steady: summarizeCpuProfile(full, { startUs: marks.steadyStartUs, endUs: marks.steadyEndUs }),
+    stop: summarizeCpuProfile(full, { startUs: marks.stopStartUs, endUs: marks.stopEndUs }),
+  };
 }

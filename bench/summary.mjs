@@ -1,0 +1,68 @@
+// Puts the latest results of the issue-8 benchmarks together: one table with the targets, the
+// ratios to the direct-CRI baseline and to podman, the machine and its load. Writes
+// bench/results/latest.{md,json} and, with --update-docs, replaces the table between the
+// `bench-summary` markers of docs/performance.md.
+// Usage: node bench/summary.mjs [--update-docs]
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, parseArgs } from './lib/env.mjs';
+import { machineLine } from './lib/machine.mjs';
+import { RESULTS_DIR, readLatest, table } from './lib/report.mjs';
+import { ratio } from './lib/stats.mjs';
+
+const args = parseArgs();
+const start = readLatest('start-latency');
+const density = readLatest('density');
+const podman = readLatest('podman');
+const mark = (ok) => (ok === null || ok === undefined ? '–' : ok ? 'met' : '**not met**');
+const pair = (a, b, unit = '') => (a === null || a === undefined ? '–' : `${a} / ${b}${unit}`);
+
+const rows = [];
+const targets = {};
+if (start) {
+  const k = start.kubelet;
+  const b = start.baseline;
+  targets.startLatency = start.ratios.runningP50 !== null && start.ratios.runningP50 <= 1.3 && start.ratios.runningP99 <= 1.3;
+  rows.push([`Start latency, ${start.pods} pods one after another: manifest → container running (CRI), p50 / p99`, pair(k.runningMs.p50, k.runningMs.p99, ' ms'), pair(b.runningMs.p50, b.runningMs.p99, ' ms'), pair(start.ratios.runningP50, start.ratios.runningP99), '≤ 1.3 × baseline', mark(targets.startLatency)]);
+  rows.push(['Start latency: manifest → Ready in /pods, p50 / p99', pair(k.readyMs.p50, k.readyMs.p99, ' ms'), '', pair(start.ratios.readyP50, start.ratios.readyP99), '', '']);
+}
+let podmanRatio = null;
+if (density) {
+  const d = density.density;
+  podmanRatio = ratio(d.allRunningSeconds, podman?.start.allRunningSeconds);
+  targets.density = podmanRatio === null ? null : podmanRatio <= 1;
+  rows.push([`Density: ${density.pods} pods written at once → all running (CRI)`, `${d.allRunningSeconds} s`, `${density.baseline?.allRunningSeconds ?? '–'} s`, density.ratios.densityAllRunning ?? '–', `≤ podman kube play (${podman?.start.allRunningSeconds ?? '–'} s): ${podmanRatio ?? '–'} × podman`, mark(targets.density)]);
+  rows.push(['Density: → all Ready in /pods (readiness probe every 10 s)', `${d.allReadySeconds} s`, '', '', '', '']);
+  const idle = density.footprint.idle;
+  const steady = density.footprint.steady;
+  targets.rss = steady.rssMiB.max <= 150;
+  targets.cpu = steady.cpuPercentOfOneCore <= 5;
+  rows.push([`Footprint idle, no pods (${idle.seconds} s): CPU % of one core / RSS MiB max`, `${idle.cpuPercentOfOneCore} % / ${idle.rssMiB.max} MiB`, '', '', '', '']);
+  rows.push([`Footprint steady, ${density.pods} pods (${steady.seconds} s): RSS MiB max (p50)`, `${steady.rssMiB.max} MiB (${steady.rssMiB.p50})`, '', '', '≤ 150 MiB', mark(targets.rss)]);
+  rows.push([`Footprint steady, ${density.pods} pods: CPU % of one core`, `${steady.cpuPercentOfOneCore} %`, '', '', '≤ 5 %', mark(targets.cpu)]);
+  rows.push(['CRI calls per second: idle / steady', `${idle.criCalls.perSecond} / ${steady.criCalls.perSecond}`, '', '', '', '']);
+  const s = density.stop;
+  rows.push([`Stop latency: delete ${density.pods} pods → every sandbox gone (containers stopped; sandboxes stopped)`, `${s.sandboxesGoneSeconds} s (${s.containersStoppedSeconds}; ${s.sandboxesStoppedSeconds})`, `${density.baseline?.stopAndRemoveSeconds ?? '–'} s`, density.ratios.stopSandboxesGone ?? '–', podman ? `podman kube down: ${podman.stop.kubeDownReturnedSeconds} s` : '', '']);
+}
+
+const sources = [start, density, podman].filter(Boolean);
+const md = [
+  table(['benchmark', 'kubelet-ts', 'direct CRI baseline', 'kubelet ÷ baseline', 'target', ''], rows),
+  '',
+  ...sources.map((r) => `- \`${r.benchmark}\` (${r.date}, \`${r.command}\`): ${machineLine(r.machine)}.`),
+].join('\n');
+const json = { date: new Date().toISOString(), targets, podmanRatio, results: Object.fromEntries(sources.map((r) => [r.benchmark, path.join('bench/results', r.benchmark, 'latest.json')])) };
+fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), `${md}\n`);
+fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+
+if (args.flag('update-docs')) {
+  const doc = path.join(REPO_ROOT, 'docs/performance.md');
+  const text = fs.readFileSync(doc, 'utf8');
+  const begin = '<!-- bench-summary:start (written by node bench/summary.mjs --update-docs) -->';
+  const end = '<!-- bench-summary:end -->';
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`${doc} has no ${begin} … ${end} block`);
+  fs.writeFileSync(doc, `${text.slice(0, i + begin.length)}\n${md}\n${text.slice(j)}`);
+}
+process.stdout.write(`${md}\n`);
