@@ -9,9 +9,11 @@
  * http-echo images for the whole test, so GC never sees them unused; images other suites pulled from
  * the registries and GC removed are pulled back at the end.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { imageGCStateFile } from '../../src/internal/image-gc.js';
 import { BUSYBOX, HTTP_IMAGE, createKubelet, criContainersOf, env, eventually, waitHealthy } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
@@ -147,6 +149,17 @@ afterAll(async () => {
     await cri.image.pullImage({ image: { image: tag }, ...(auth ? { auth } : {}) }).catch((err: unknown) => {
       process.stderr.write(`image-gc test: could not pull ${tag} back: ${String(err)}\n`);
     });
+  }
+  // Should GC ever have removed a shared base image (a regression), import it again for the other suites.
+  const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
+  for (const [ref, archive] of [
+    [env('KUBELET_TS_PAUSE_IMAGE'), 'pause.tar'],
+    [BUSYBOX(), 'busybox.tar'],
+    [HTTP_IMAGE(), 'http-echo.tar'],
+  ] as const) {
+    if ((await cri.image.imageStatus({ image: { image: ref } })).image !== null) continue;
+    process.stderr.write(`image-gc test: ${ref} is missing; importing it again\n`);
+    await promisify(execFile)('ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)], { timeout: 60_000 });
   }
   await kubelet.cleanup();
 });

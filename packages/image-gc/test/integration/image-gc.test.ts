@@ -69,10 +69,14 @@ test('on containerd: the sandbox image and real disk usage are read; an image in
   expect(Math.abs((result.usagePercent ?? -1) - expected)).toBeLessThanOrEqual(1);
   expect(result.removed).toEqual([]);
 
-  const records = gc.imageRecords();
+  expect(gc.imageRecords().find((r) => r.id === imageRef)).toMatchObject({ inUse: true, pinned: false, repoTags: [ref] });
+  // Without pinnedImages, only containerd's config (verbose Status: config.sandboxImage) protects pause; detection only.
+  const detectOnly = createImageGC({ imageService: cri.image, runtimeService: cri.runtime });
+  await detectOnly.detectImages();
   const pauseId = (await cri.image.imageStatus({ image: { image: runtimeEnv('KUBELET_TS_PAUSE_IMAGE') } })).image?.id;
+  const records = detectOnly.imageRecords();
   expect(records.find((r) => r.id === pauseId)).toMatchObject({ pinned: true, inUse: true });
-  expect(records.find((r) => r.id === imageRef)).toMatchObject({ inUse: true, pinned: false, repoTags: [ref] });
+  expect(records.filter((r) => r.pinned).map((r) => r.id)).toEqual([pauseId]);
 
   await gc.deleteUnusedImages();
   expect((await cri.image.imageStatus({ image: { image: ref } })).image?.id).toBe(imageRef);
