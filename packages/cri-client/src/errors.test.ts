@@ -48,6 +48,17 @@ describe('guards', () => {
     expect(isNotFound(undefined)).toBe(false);
   });
 
+  it('recognize a CriError from another copy of the module (the ./testing bundle, CJS next to ESM)', () => {
+    class OtherCopyCriError extends Error {
+      readonly code = 'NOT_FOUND';
+      override readonly name = 'CriError';
+    }
+    expect(isNotFound(new OtherCopyCriError('container "x" not found'))).toBe(true);
+    expect(isUnavailable(new OtherCopyCriError('x'))).toBe(false);
+    const renamed = Object.assign(new Error('x'), { code: 'NOT_FOUND' });
+    expect(isNotFound(renamed)).toBe(false);
+  });
+
   it('ignoreNotFound resolves NOT_FOUND to undefined and rethrows the rest', async () => {
     await expect(ignoreNotFound(Promise.reject(serviceError(status.NOT_FOUND, '')))).resolves.toBeUndefined();
     await expect(ignoreNotFound(Promise.resolve(3))).resolves.toBe(3);

@@ -97,8 +97,16 @@ function isServiceErrorLike(err: unknown): err is ServiceErrorLike {
   );
 }
 
+/**
+ * A CriError, also one from another copy of this module: the `.` and `./testing` bundles (and ESM next to
+ * CJS) each carry their own class, so `instanceof` alone would miss errors thrown by the fakes.
+ */
+function isCriErrorLike(err: unknown): err is { code: string } {
+  return err instanceof CriError || (err instanceof Error && err.name === 'CriError' && typeof (err as { code?: unknown }).code === 'string');
+}
+
 function hasCode(err: unknown, code: CriErrorCode): boolean {
-  if (err instanceof CriError) return err.code === code;
+  if (isCriErrorLike(err)) return err.code === code;
   return isServiceErrorLike(err) && GRPC_CODE_NAMES[err.code] === code;
 }
 
