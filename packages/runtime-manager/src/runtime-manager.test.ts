@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, readFile, rm, stat, writeFile, access } from 'node:fs/promises';
+import { access, mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
@@ -694,6 +694,9 @@ describe('garbageCollect', () => {
       const dir = path.join(env.logsDir, 'prod_web_uid-1', 'side');
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, `${i}.log`), 'x');
+      // what the container log manager leaves after rotations
+      await writeFile(path.join(dir, `${i}.log.20261129-101500.gz`), 'x');
+      await writeFile(path.join(dir, `${i}.log.20261129-101510`), 'x');
     }
     await env.manager.garbageCollect(policy, true, () => false);
     const st = await env.manager.getPodStatus('uid-1', 'web', 'prod');
@@ -707,6 +710,15 @@ describe('garbageCollect', () => {
         () => false,
       );
     expect([await exists(0), await exists(1), await exists(2), await exists(3)]).toEqual([false, false, true, true]);
+    // rotated files go with their container's log
+    expect((await readdir(path.join(env.logsDir, 'prod_web_uid-1', 'side'))).sort()).toEqual([
+      '2.log',
+      '2.log.20261129-101500.gz',
+      '2.log.20261129-101510',
+      '3.log',
+      '3.log.20261129-101500.gz',
+      '3.log.20261129-101510',
+    ]);
   });
 
   it('respects minAge and the global maxContainers limit', async () => {

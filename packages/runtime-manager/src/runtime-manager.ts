@@ -672,11 +672,14 @@ class RuntimeManager implements ContainerRuntime {
     }
   }
 
-  /** Removes a container and its log file (upstream removeContainer + removeContainerLog). */
+  /**
+   * Removes a container and its log files: the current one and those rotated next to it
+   * (`<log>.<timestamp>[.gz]`, as the log manager's Clean does upstream in removeContainerLog).
+   */
   async #removeContainer(containerId: string): Promise<void> {
     try {
       const status = (await this.#runtime.containerStatus({ containerId, verbose: false })).status;
-      if (status !== null && status.logPath !== '') await unlink(status.logPath).catch(() => undefined);
+      if (status !== null && status.logPath !== '') await removeLogFiles(status.logPath);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -882,3 +885,12 @@ function terminationGracePeriod(pod: Pod, container: Container, reason: Containe
   return MINIMUM_GRACE_PERIOD_SECONDS;
 }
 
+
+/** Removes a container's log file and its rotated files; missing files are fine. */
+async function removeLogFiles(logPath: string): Promise<void> {
+  const dir = path.dirname(logPath);
+  const rotatedPrefix = `${path.basename(logPath)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const rotated = names.filter((name) => name.startsWith(rotatedPrefix)).map((name) => path.join(dir, name));
+  await Promise.all([logPath, ...rotated].map((file) => unlink(file).catch(() => undefined)));
+}
