@@ -2,9 +2,9 @@
 // running), each from the moment its manifest is renamed into the kubelet's static pod dir
 //   - until its container runs, seen through CRI (ListContainers polled every --poll-ms), and
 //   - until the read-only port's /pods reports it Ready (no readiness probe: Ready = running).
-// Then the same number of pods through the direct-CRI baseline (bench/lib/baseline.mjs: the same
-// calls, sequentially, no kubelet), timed from the first call until the container is seen running
-// the same way. Reports p50/p99 of each and kubelet ÷ baseline.
+// The same number of pods through the direct-CRI baseline (bench/lib/baseline.mjs: the same calls,
+// sequentially, no kubelet), half before and half after the kubelet phase, timed from the first call
+// until the container is seen running the same way. Reports p50/p99 of each and kubelet ÷ baseline.
 //
 // Usage: node bench/start-latency/run.mjs [--pods 30] [--poll-ms 20] [--settle 5] [--v 2] [--cpu-prof] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock while it measures.
@@ -49,9 +49,35 @@ await run.main(async () => {
   run.defer('close the CRI client', () => c.cri.close());
   const names = podNames(PODS, 'start');
 
+  // ---- the direct-CRI baseline, half before and half after the kubelet phase, so that a machine whose
+  // load drifts (shared by other builds) weighs on both sides alike. No kubelet runs meanwhile, so
+  // nothing kills these pods; each half is removed before the next phase.
+  const baselineRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/bench-start-baseline-${process.pid}`;
+  const baselineLabel = `start-baseline-${process.pid}`;
+  const baselineDir = path.join(run.baseDir, 'baseline');
+  run.defer('remove the baseline cgroup root', () => removeCgroupTree(baselineRoot));
+  run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === baselineLabel));
+  const baselineRuns = [];
+  let firstBaselinePod;
+  const runBaseline = async (half) => {
+    for (const name of half) {
+      const pod = baselinePod({ name: `${name}-baseline`, dir: baselineDir, cgroupRoot: baselineRoot, label: baselineLabel });
+      firstBaselinePod ??= pod;
+      const t0 = performance.now();
+      const { steps } = await startPodDirect(c, pod, image);
+      const running = await waitContainerRunning(c.cri, pod.name, t0 + POD_TIMEOUT_MS);
+      baselineRuns.push({ pod: name, runningMs: round(running - t0), loadAverage1m: loadAverage()[0], steps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v)])) });
+      log(`baseline ${name}: running ${round(running - t0)} ms`);
+    }
+    const removed = await removeSandboxes(c, (s) => s.labels?.benchmark === baselineLabel);
+    log(`baseline: ${removed} sandboxes removed`);
+  };
+
   // ---- the kubelet
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
+  const loadBeforeBaseline = loadAverage();
+  await runBaseline(names.filter((_, i) => i % 2 === 0));
   const nodeName = `bench-start-${process.pid}`;
   const kubeletDir = path.join(run.baseDir, 'kubelet');
   fs.mkdirSync(kubeletDir);
@@ -78,7 +104,8 @@ await run.main(async () => {
       if (performance.now() > deadline) throw new Error(`${fullName}: not Ready after ${POD_TIMEOUT_MS} ms`);
       await sleep(POLL_MS);
     }
-    kubeletRuns.push({ pod: name, runningMs: round(running - t0), readyMs: round(ready - t0) });
+    // writtenAt (epoch ms) lines a run up with the kubelet log of a `--v 4 --keep` run.
+    kubeletRuns.push({ pod: name, writtenAt: Math.round(Date.now() - (performance.now() - t0)), runningMs: round(running - t0), readyMs: round(ready - t0), loadAverage1m: loadAverage()[0] });
     log(`kubelet ${name}: running ${round(running - t0)} ms, ready ${round(ready - t0)} ms`);
   }
   const kubeletCalls = kubelet.criCounts();
@@ -86,26 +113,9 @@ await run.main(async () => {
   const profile = CPU_PROF ? summarizeProfileIn(kubelet.dirs.prof) : null;
   const removedKubelet = await removeSandboxes(c, (s) => s.metadata.name.endsWith(`-${nodeName}`));
   log(`kubelet stopped, ${removedKubelet} sandboxes removed`);
+  const loadAfterKubelet = loadAverage();
+  await runBaseline(names.filter((_, i) => i % 2 === 1));
 
-  // ---- the direct-CRI baseline (no kubelet runs now, so nothing kills these pods)
-  const baselineRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/bench-start-baseline-${process.pid}`;
-  const baselineDir = path.join(run.baseDir, 'baseline');
-  run.defer('remove the baseline cgroup root', () => removeCgroupTree(baselineRoot));
-  run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === `start-baseline-${process.pid}`));
-  const loadBeforeBaseline = loadAverage();
-  const baselineRuns = [];
-  let firstBaselinePod;
-  for (const name of names) {
-    const pod = baselinePod({ name: `${name}-baseline`, dir: baselineDir, cgroupRoot: baselineRoot, label: `start-baseline-${process.pid}` });
-    firstBaselinePod ??= pod;
-    const t0 = performance.now();
-    const { steps } = await startPodDirect(c, pod, image);
-    const running = await waitContainerRunning(c.cri, pod.name, t0 + POD_TIMEOUT_MS);
-    baselineRuns.push({ pod: name, runningMs: round(running - t0), steps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v)])) });
-    log(`baseline ${name}: running ${round(running - t0)} ms`);
-  }
-  const removedBaseline = await removeSandboxes(c, (s) => s.labels?.benchmark === `start-baseline-${process.pid}`);
-  log(`baseline: ${removedBaseline} sandboxes removed`);
   releaseLock();
 
   const kubeletRunning = summarize(kubeletRuns.map((r) => r.runningMs));
@@ -125,13 +135,13 @@ await run.main(async () => {
     command: `node bench/start-latency/run.mjs ${args.argv.join(' ')}`.trim(),
     kubeletCommand: kubelet.command,
     machine,
-    loadAverage: { beforeKubelet: loadBeforeKubelet, beforeBaseline: loadBeforeBaseline, atEnd: loadAverage() },
+    loadAverage: { beforeBaseline: loadBeforeBaseline, beforeKubelet: loadBeforeKubelet, afterKubelet: loadAfterKubelet, atEnd: loadAverage() },
     pods: PODS,
     pollMs: POLL_MS,
     pod: 'one http-echo container (image present), no probes; pods started one after another, earlier ones keep running',
     kubelet: { runningMs: kubeletRunning, readyMs: kubeletReady, criCalls: kubeletCalls.counts, runs: kubeletRuns },
     baseline: {
-      calls: 'ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer (sequential)',
+      calls: 'ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer (sequential); even-numbered pods before the kubelet phase, odd ones after',
       runningMs: baselineRunning,
       stepsMs: baselineSteps,
       runs: baselineRuns,
@@ -149,7 +159,7 @@ await run.main(async () => {
     '',
     `\`${result.command}\` — ${PODS} pods one after another; ${result.pod}.`,
     '',
-    `Machine: ${machineLine(machine)}; load average before the kubelet phase ${loadBeforeKubelet.join(' / ')}, before the baseline ${loadBeforeBaseline.join(' / ')}.`,
+    `Machine: ${machineLine(machine)}; load average before the first baseline half ${loadBeforeBaseline.join(' / ')}, before the kubelet phase ${loadBeforeKubelet.join(' / ')}, after it ${loadAfterKubelet.join(' / ')}.`,
     '',
     table(
       ['', 'p50 ms', 'p99 ms', 'min', 'max'],
