@@ -5,7 +5,17 @@ export { createVolumeStatsSource, MEASURED_VOLUME_PLUGINS } from './volume-stats
 export type { MountedVolumeRef, VolumeStatsSourceOptions } from './volume-stats.js';
 export { createHostFs, diskUsage, isNotFound } from './host.js';
 export type { DiskUsage, HostDirEntry, HostFileStat, HostFs, StatfsInfo } from './host.js';
-export { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
+export {
+  DEFAULT_NETWORK_INTERFACE,
+  detectCgroupMode,
+  fsStatsFromStatfs,
+  readBootTimeMs,
+  readMemoryCapacity,
+  readNetworkStats,
+  readNodeCpuNs,
+  readRlimit,
+  readRootMemory,
+} from './node-stats.js';
 export type { CgroupMode, NodeStatsPaths, RootMemory } from './node-stats.js';
 export { StatsError, isStatsError } from './errors.js';
 export type { StatsErrorCode } from './errors.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { HostFs, StatfsInfo } from './host.js';
 import { isNotFound } from './host.js';
-import { parseBootTimeSeconds, parseKeyValues, parseLoadavgTasks, parseMemTotalBytes, parseProcStatCpuNs, parseUint } from './internal/parse.js';
-import type { FsStats, RlimitStats } from './types.js';
+import { parseBootTimeSeconds, parseKeyValues, parseLoadavgTasks, parseMemTotalBytes, parseNetDev, parseProcStatCpuNs, parseUint } from './internal/parse.js';
+import type { FsStats, NetworkStats, RlimitStats } from './types.js';
 
 export type CgroupMode = 'v1' | 'v2';
 
@@ -150,4 +150,18 @@ export function fsStatsFromStatfs(info: StatfsInfo, time: string): FsStats {
     inodesFree: info.ffree,
     inodesUsed: info.files - info.ffree,
   };
+}
+
+/** The interface whose counters fill the top-level fields of network stats, as upstream (a guess it documents as unreliable). */
+export const DEFAULT_NETWORK_INTERFACE = 'eth0';
+
+/**
+ * Network stats from a /proc/net/dev (the node's: `<procPath>/net/dev`), as cadvisor and upstream's
+ * summary build them: every interface but loopback, veth, docker and nerdctl ones in `interfaces`,
+ * and `eth0`'s counters at the top level (an empty name when there is no eth0).
+ */
+export async function readNetworkStats(fs: HostFs, netDevPath: string, time: string): Promise<NetworkStats> {
+  const interfaces = parseNetDev(await fs.readFile(netDevPath));
+  const primary = interfaces.find((i) => i.name === DEFAULT_NETWORK_INTERFACE);
+  return { time, ...(primary ?? { name: '' }), interfaces };
 }

@@ -152,6 +152,25 @@ describe('node figures', () => {
     expect((await createSummaryProvider(h.options).get()).node.rlimit?.maxpid).toBe(32_768);
   });
 
+  it('reports the node network from /proc/net/dev as cadvisor: loopback and veth left out, eth0 at the top level', async () => {
+    const h = harness();
+    const { node } = await createSummaryProvider(h.options).get();
+    expect(node.network).toEqual({
+      time: new Date(START).toISOString(),
+      name: 'eth0',
+      rxBytes: 1000,
+      rxErrors: 1,
+      txBytes: 2000,
+      txErrors: 2,
+      interfaces: [
+        { name: 'eth0', rxBytes: 1000, rxErrors: 1, txBytes: 2000, txErrors: 2 },
+        { name: 'kts0', rxBytes: 300, rxErrors: 0, txBytes: 400, txErrors: 0 },
+      ],
+    });
+    h.host.remove('/proc/net/dev');
+    expect((await createSummaryProvider(h.options).get()).node.network).toBeUndefined();
+  });
+
   it('starts the node at boot time (/proc/stat btime) and names it', async () => {
     const h = harness({}, { bootTimeSeconds: 1_767_000_000 });
     const { node } = await createSummaryProvider(h.options).get();

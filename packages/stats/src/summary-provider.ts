@@ -10,7 +10,7 @@ import { CpuRateTracker } from './internal/cpu-rate.js';
 import { nanosToMs } from './internal/parse.js';
 import { containerMemoryLimit, ephemeralVolumeNames, podMemoryLimit } from './internal/pod-limits.js';
 import type { CgroupMode, NodeStatsPaths } from './node-stats.js';
-import { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
+import { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNetworkStats, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, RuntimeStats, Summary, SummaryProvider, VolumeStats } from './types.js';
 
 /** Cumulative CPU and memory of a cgroup: structurally cgroup-manager's CgroupStats. */
@@ -194,7 +194,7 @@ class SummaryProviderImpl implements SummaryProvider {
     const paths = this.#paths;
     const wrap = <T>(what: string, p: Promise<T>): Promise<T> => p.catch((err: unknown) => Promise.reject(StatsError.from(err, 'NODE_STATS', `failed to get ${what}`)));
     const mode = await wrap('the cgroup mode', this.#cgroupMode());
-    const [cpuNs, memory, capacity, rootfs, bootMs, rlimit, pods] = await Promise.all([
+    const [cpuNs, memory, capacity, rootfs, bootMs, rlimit, pods, network] = await Promise.all([
       wrap('root cgroup cpu stats', readNodeCpuNs(paths, mode)),
       wrap('root cgroup memory stats', readRootMemory(paths, mode)),
       wrap('the machine memory capacity', readMemoryCapacity(paths)),
@@ -202,6 +202,10 @@ class SummaryProviderImpl implements SummaryProvider {
       readBootTimeMs(paths).catch(() => undefined),
       readRlimit(paths, time),
       this.#podsSystemContainer(nowMs, time),
+      readNetworkStats(paths.fs, join(paths.procPath, 'net', 'dev'), time).catch((err: unknown) => {
+        this.#logger.debug('Failed to read the node network stats', { err: errorMessage(err) });
+        return undefined;
+      }),
     ]);
     const usageNanoCores = this.#rates.update('node', cpuNs, nowMs * 1e6);
     const node: NodeStats = {
@@ -213,6 +217,7 @@ class SummaryProviderImpl implements SummaryProvider {
       fs: fsStatsFromStatfs(rootfs, time),
       rlimit,
     };
+    if (network !== undefined) node.network = network;
     if (pods !== undefined) node.systemContainers = [pods];
     return node;
   }

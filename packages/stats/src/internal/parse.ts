@@ -69,3 +69,21 @@ export function nanosToMs(value: string | number | undefined): number | undefine
     return undefined;
   }
 }
+
+/** Interfaces cadvisor leaves out of network stats (its isIgnoredDevice prefixes). */
+const IGNORED_DEVICE_PREFIXES = ['lo', 'veth', 'docker', 'nerdctl'];
+
+/** Per-interface counters of /proc/net/dev (receive bytes and errors, transmit bytes and errors), ignored devices left out. */
+export function parseNetDev(text: string): Array<{ name: string; rxBytes: number; rxErrors: number; txBytes: number; txErrors: number }> {
+  const out: Array<{ name: string; rxBytes: number; rxErrors: number; txBytes: number; txErrors: number }> = [];
+  for (const line of text.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon < 0) continue;
+    const name = line.slice(0, colon).trim();
+    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    if (name === '' || fields.length < 16 || fields.some((n) => !Number.isFinite(n))) continue;
+    if (IGNORED_DEVICE_PREFIXES.some((p) => name.toLowerCase().startsWith(p))) continue;
+    out.push({ name, rxBytes: fields[0] ?? 0, rxErrors: fields[2] ?? 0, txBytes: fields[8] ?? 0, txErrors: fields[10] ?? 0 });
+  }
+  return out;
+}

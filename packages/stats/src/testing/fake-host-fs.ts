@@ -155,6 +155,18 @@ export function newFakeNodeHost(options: FakeNodeHostOptions = {}): FakeHostFs {
   fs.setFile('/proc/stat', `cpu  100 0 50 1000 0 0 0 0 0 0\ncpu0 100 0 50 1000 0 0 0 0 0 0\nbtime ${options.bootTimeSeconds ?? 1_767_225_600}\n`);
   fs.setFile('/proc/sys/kernel/pid_max', `${options.pidMax ?? 4_194_304}\n`);
   fs.setFile('/proc/sys/kernel/threads-max', `${options.threadsMax ?? 192_729}\n`);
+  fs.setFile(
+    '/proc/net/dev',
+    [
+      'Inter-|   Receive                                                |  Transmit',
+      ' face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed',
+      '    lo: 900 9 0 0 0 0 0 0 900 9 0 0 0 0 0 0',
+      '  eth0: 1000 10 1 0 0 0 0 0 2000 20 2 0 0 0 0 0',
+      'veth12: 5 1 0 0 0 0 0 0 5 1 0 0 0 0 0 0',
+      '  kts0: 300 3 0 0 0 0 0 0 400 4 0 0 0 0 0 0',
+      '',
+    ].join('\n'),
+  );
   fs.setFile('/proc/loadavg', `0.67 2.31 5.54 3/${options.tasks ?? 321} 1975\n`);
   if ((options.cgroupMode ?? 'v1') === 'v1') {
     fs.setFile('/sys/fs/cgroup/cpuacct/cpuacct.usage', `${cpu}\n`);

@@ -71,6 +71,10 @@ test('node figures agree with /proc, statfs and CRI ImageFsInfo', async () => {
   expect(node.rlimit?.maxpid).toBe(Math.min(pidMax, threadsMax));
   expect(node.rlimit?.curproc).toBeGreaterThan(10);
   expect(Date.parse(node.startTime)).toBeLessThan(Date.now() - 1000);
+  const netDev = fs.readFileSync('/proc/net/dev', 'utf8');
+  expect(node.network?.interfaces?.length).toBeGreaterThan(0);
+  for (const i of node.network?.interfaces ?? []) expect(netDev).toContain(`${i.name}:`);
+  expect(node.network?.interfaces?.some((i) => i.name === 'lo')).toBe(false);
 
   // A second sample gives a CPU rate: positive, at most all the cores.
   await new Promise((resolve) => setTimeout(resolve, 300));
