@@ -37,7 +37,7 @@ describe('README', () => {
       nodeName: 'node-1',
       rootDir: '/var/lib/kubelet', // nodefs = statfs of this directory
       podLogsDir: '/var/log/pods',
-      runtimeService: cri.runtime, // ListPodSandbox, ListContainers, ListContainerStats
+      runtimeService: cri.runtime, // ListPodSandbox, ListContainers, ListContainerStats, PodSandboxStatus
       imageService: cri.image, // ImageFsInfo
       getPods: () => kubelet.getPods(),
       podCgroupStats: (pod) => cm.podContainerManager.podStats(pod), // @kubelet-ts/cgroup-manager

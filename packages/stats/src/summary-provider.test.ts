@@ -297,6 +297,23 @@ describe('pods', () => {
     expect((await fresh.get()).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(42);
   });
 
+  it("reads the pod network from its sandbox's network namespace (/proc/<infra pid>/net/dev), not for host-network pods", async () => {
+    const h = harness();
+    // The fake runtime's verbose PodSandboxStatus reports pid 1.
+    h.host.setFile('/proc/1/net/dev', 'h|\nh|\n    lo: 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0\n  eth0: 70 1 0 0 0 0 0 0 80 1 3 0 0 0 0 0\n');
+    await runPod(h, webPod(), ['app']);
+    const hostPod = newPod({ name: 'host', uid: 'uid-host', spec: { hostNetwork: true } as Partial<Pod['spec']> });
+    await runPod(h, hostPod, ['app']);
+    const provider = createSummaryProvider(h.options);
+    const summary = await provider.get();
+    const web = summary.pods.find((p) => p.podRef.name === 'web');
+    expect(web?.network).toEqual({ time: new Date(START).toISOString(), name: 'eth0', rxBytes: 70, rxErrors: 0, txBytes: 80, txErrors: 3, interfaces: [{ name: 'eth0', rxBytes: 70, rxErrors: 0, txBytes: 80, txErrors: 3 }] });
+    expect(summary.pods.find((p) => p.podRef.name === 'host')?.network).toBeUndefined();
+    // The pid is asked once per sandbox.
+    await provider.get({ updateStats: true });
+    expect(h.cri.runtime.calls.filter((c) => c.method === 'podSandboxStatus')).toHaveLength(1);
+  });
+
   it('leaves out exited containers and pods that have no sandbox', async () => {
     const h = harness();
     const ids = await runPod(h, webPod());

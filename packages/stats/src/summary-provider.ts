@@ -11,7 +11,7 @@ import { nanosToMs } from './internal/parse.js';
 import { containerMemoryLimit, ephemeralVolumeNames, podMemoryLimit } from './internal/pod-limits.js';
 import type { CgroupMode, NodeStatsPaths } from './node-stats.js';
 import { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNetworkStats, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
-import type { ContainerStats, CPUStats, FsStats, MemoryStats, NodeStats, PodStats, RuntimeStats, Summary, SummaryProvider, VolumeStats } from './types.js';
+import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RuntimeStats, Summary, SummaryProvider, VolumeStats } from './types.js';
 
 /** Cumulative CPU and memory of a cgroup: structurally cgroup-manager's CgroupStats. */
 export interface CgroupUsage {
@@ -35,7 +35,8 @@ export interface SummaryProviderOptions {
   rootDir: string;
   /** `podLogsDir`; default `/var/log/pods`. Container logs are `<podLogsDir>/<ns>_<name>_<uid>/<container>/`. */
   podLogsDir?: string;
-  runtimeService: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox'>;
+  /** `podSandboxStatus` (verbose) gives the sandbox's pid, whose network namespace holds the pod's network counters. */
+  runtimeService: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox' | 'podSandboxStatus'>;
   imageService: Pick<ImageService, 'imageFsInfo'>;
   /** The pods the kubelet manages (with status). Only those with a sandbox in the runtime are reported. */
   getPods: () => readonly Pod[] | Promise<readonly Pod[]>;
@@ -108,6 +109,8 @@ class SummaryProviderImpl implements SummaryProvider {
   readonly #intervalMs: number;
   readonly #podLogsDir: string;
   readonly #rates = new CpuRateTracker();
+  /** Sandbox ID → the pid of its infra process (stable for the sandbox's life). */
+  #sandboxPids = new Map<string, number>();
   #mode: Promise<CgroupMode> | undefined;
   #cached: { at: number; summary: Summary } | undefined;
   #inflight: Promise<Summary> | undefined;
@@ -187,6 +190,8 @@ class SummaryProviderImpl implements SummaryProvider {
     const imageFs = await this.#imageFs(fsInfo);
     node.runtime = imageFs;
     this.#rates.sweep();
+    const liveSandboxes = new Set([...snapshot.sandboxesByUid.values()].flat().map((s) => s.id));
+    for (const id of [...this.#sandboxPids.keys()]) if (!liveSandboxes.has(id)) this.#sandboxPids.delete(id);
     return { node, pods: podStats };
   }
 
@@ -337,6 +342,15 @@ class SummaryProviderImpl implements SummaryProvider {
       containers,
     };
 
+    // Upstream (cadvisor) has network stats only for pods in their own network namespace.
+    if (sandbox !== undefined && sandbox.state === 'SANDBOX_READY' && pod.spec.hostNetwork !== true) {
+      const network = await this.#podNetwork(sandbox.id, time).catch((err: unknown) => {
+        log.debug('Failed to read the pod network stats', { err: errorMessage(err) });
+        return undefined;
+      });
+      if (network !== undefined) result.network = network;
+    }
+
     let usage: CgroupUsage | undefined;
     if (this.#o.podCgroupStats !== undefined) {
       try {
@@ -451,6 +465,20 @@ class SummaryProviderImpl implements SummaryProvider {
       (isNotFound(err) ? log.debug : log.warn).call(log, 'Unable to fetch container log stats', { containerName: name, err: errorMessage(err) });
     }
     return result;
+  }
+
+  /** The counters of /proc/<infra pid>/net/dev: the sandbox's network namespace. */
+  async #podNetwork(sandboxId: string, time: string): Promise<NetworkStats | undefined> {
+    let pid = this.#sandboxPids.get(sandboxId);
+    if (pid === undefined) {
+      const status = await this.#o.runtimeService.podSandboxStatus({ podSandboxId: sandboxId, verbose: true });
+      const parsed: unknown = JSON.parse(status.info['info'] ?? '{}');
+      const value = typeof parsed === 'object' && parsed !== null ? (parsed as { pid?: unknown }).pid : undefined;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return undefined;
+      pid = value;
+      this.#sandboxPids.set(sandboxId, pid);
+    }
+    return readNetworkStats(this.#paths.fs, join(this.#paths.procPath, String(pid), 'net', 'dev'), time);
   }
 
   /** Upstream fileMetricsByDir: the files directly in `dir` (not its subdirectories), each measured as du does. */

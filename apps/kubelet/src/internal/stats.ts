@@ -17,7 +17,7 @@ export interface KubeletStatsOptions {
   podLogsDir: string;
   /** `enforceNodeAllocatable`: with `pods`, kubepods has a memory limit (the `pods` system container's availableBytes). */
   enforceNodeAllocatable: readonly string[];
-  cri: { runtime: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox'>; image: Pick<ImageService, 'imageFsInfo'> };
+  cri: { runtime: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox' | 'podSandboxStatus'>; image: Pick<ImageService, 'imageFsInfo'> };
   containerManager: Pick<ContainerManager, 'cgroupManager' | 'podContainerManager' | 'podsRoot' | 'getNodeAllocatable'>;
   volumes: { getMountedVolumes(uid?: string): readonly MountedVolumeRef[] };
   getPods: () => readonly Pod[];

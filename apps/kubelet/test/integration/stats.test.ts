@@ -38,6 +38,7 @@ interface SummaryBody {
     memory?: { workingSetBytes?: number };
     'ephemeral-storage'?: Fs;
     process_stats?: { process_count?: number };
+    network?: { name: string; rxBytes?: number; interfaces?: Array<{ name: string }> };
   }>;
 }
 
@@ -93,6 +94,9 @@ test('a running busybox static pod appears in /stats/summary with memory and CPU
   expect(pod?.podRef.namespace).toBe('default');
   expect(pod?.memory?.workingSetBytes).toBeGreaterThan(0);
   expect(pod?.process_stats?.process_count).toBeGreaterThanOrEqual(2);
+  // The pod's own network namespace (CNI): its eth0 counters.
+  expect(pod?.network?.name).toBe('eth0');
+  expect(pod?.network?.interfaces?.map((i) => i.name)).toEqual(['eth0']);
   const burn = pod?.containers.find((c) => c.name === 'burn');
   expect(burn?.logs?.usedBytes).toBeGreaterThan(0);
   expect(burn?.rootfs?.capacityBytes).toBeGreaterThan(0);

@@ -125,7 +125,7 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
   });
   await client.runtime.startContainer({ containerId });
 
-  const pod = newPod({ name, namespace, uid, containers: [{ name: 'app' }], spec: { volumes: [{ name: 'cache', emptyDir: {} }] } as never });
+  const pod = newPod({ name, namespace, uid, containers: [{ name: 'app' }], spec: { hostNetwork: true, volumes: [{ name: 'cache', emptyDir: {} }] } as never });
   const provider = createSummaryProvider({
     nodeName: 'it-node',
     rootDir,
@@ -164,4 +164,6 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
   const used = (app?.rootfs?.usedBytes ?? 0) + (app?.logs?.usedBytes ?? 0) + (volume?.usedBytes ?? 0);
   expect(stats?.['ephemeral-storage']?.usedBytes).toBeGreaterThanOrEqual(used);
   expect(stats?.['ephemeral-storage']?.capacityBytes).toBe(summary.node.fs?.capacityBytes);
+  // A host-network pod has no network figures of its own (as upstream).
+  expect(stats?.network).toBeUndefined();
 });
