@@ -13,15 +13,15 @@
 //                     the kubelet's calls, concurrently.
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
-// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 30] [--steady-seconds 120] [--settle 10]
-//          [--no-baseline] [--baseline-concurrency <pods>] [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 20] [--steady-seconds 120] [--settle 5]
+//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
 import fs from 'node:fs';
 import path from 'node:path';
 import { baselinePod, startPodDirect, stopPodDirect } from '../lib/baseline.mjs';
 import { connectCri, mapLimit, removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
-import { env, log, parseArgs, sleep } from '../lib/env.mjs';
+import { env, fileStamp, log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
 import { acquireLock, releaseLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
@@ -34,9 +34,9 @@ import { ratio, round, summarize } from '../lib/stats.mjs';
 
 const args = parseArgs();
 const PODS = args.number('pods', 110);
-const IDLE_S = args.number('idle-seconds', 30);
+const IDLE_S = args.number('idle-seconds', 20);
 const STEADY_S = args.number('steady-seconds', 120);
-const SETTLE_S = args.number('settle', 10);
+const SETTLE_S = args.number('settle', 5);
 const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
 const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
 const POLL_MS = 250;
@@ -46,8 +46,26 @@ const BASELINE = !args.flag('no-baseline');
 const BASELINE_CONCURRENCY = args.number('baseline-concurrency', PODS);
 const CPU_PROF = args.flag('cpu-prof');
 const HEAP_SNAPSHOT = args.flag('heap-snapshot');
+// --baseline-only: skip the kubelet (e.g. to compare baseline concurrencies); --node-arg X (repeatable):
+// extra node options for the kubelet, for experiments on its footprint.
+const BASELINE_ONLY = args.flag('baseline-only');
+const NODE_ARGS = args.argv.flatMap((a, i) => (a === '--node-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
 const run = createBenchmarkRun('density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
+
+/** CRI calls per second between the two counter snapshots of a measured window. */
+function callDelta(window) {
+  const { start, end } = window.extra;
+  const elapsedS = (end.time - start.time) / 1000;
+  const perMethod = Object.fromEntries(
+    Object.keys(end.counts)
+      .map((m) => [m.replace(/^\/runtime\.v1\./, ''), round((end.counts[m] - (start.counts[m] ?? 0)) / elapsedS, 2)])
+      .filter(([, rate]) => rate > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
+  const total = round(Object.values(perMethod).reduce((a, b) => a + b, 0), 2);
+  return { perSecond: total, perMethod, seconds: round(elapsedS, 1) };
+}
 
 /**
  * Polls until `done(state)` holds: state = our running containers (by pod name) and sandboxes
@@ -83,102 +101,106 @@ await run.main(async () => {
 
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
+  let kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, loadBeforeStop, densityCalls;
   const nodeName = `bench-dens-${process.pid}`;
   const isOurs = (name) => name.endsWith(`-${nodeName}`);
-  const kubeletDir = path.join(run.baseDir, 'kubelet');
-  fs.mkdirSync(kubeletDir);
-  const kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2) });
-  run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
-  run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
-  run.defer('stop the kubelet', () => kubelet.stop());
-  const criCalls = () => kubelet.criCounts();
-  const check = () => kubelet.assertRunning('the benchmark ran');
+  if (!BASELINE_ONLY) {
+    const kubeletDir = path.join(run.baseDir, 'kubelet');
+    fs.mkdirSync(kubeletDir);
+    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS });
+    run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
+    run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
+    run.defer('stop the kubelet', () => kubelet.stop());
+    const criCalls = () => kubelet.criCounts();
+    const check = () => kubelet.assertRunning('the benchmark ran');
 
-  // ---- footprint, idle
-  await sleep(SETTLE_S * 1000);
-  log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
-  const idle = await measureWindow(kubelet.pid, IDLE_S, { extra: criCalls, others: { containerd: [containerdPid] } });
-  const heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+    // ---- footprint, idle
+    await sleep(SETTLE_S * 1000);
+    log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
+    idle = await measureWindow(kubelet.pid, IDLE_S, { extra: criCalls, others: { containerd: [containerdPid] } });
+    heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
 
-  // ---- density
-  const loadBeforeDensity = loadAverage();
-  const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
-  log(`density: writing ${PODS} manifests at once`);
-  const monoUs = () => Number(process.hrtime.bigint() / 1000n);
-  const marks = { densityStartUs: monoUs() };
-  const t0 = writeManifests(kubelet, pods, run.baseDir);
-  const firstRunning = new Map();
-  let allRunningAt;
-  let lastReport = 0;
-  await pollRuntime(c.cri, isOurs, (s) => s.running.size >= PODS, {
-    deadline: t0 + START_TIMEOUT_MS,
-    what: `waiting for ${PODS} running containers`,
-    check,
-    onPoll: (s) => {
-      for (const name of s.running) if (!firstRunning.has(name)) firstRunning.set(name, s.now - t0);
-      if (s.running.size >= PODS) allRunningAt = s.now;
-      if (s.now - lastReport > 10_000) {
-        lastReport = s.now;
-        log(`  ${s.sandboxes.length} sandboxes, ${s.running.size} containers running`);
+    // ---- density
+    loadBeforeDensity = loadAverage();
+    const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
+    log(`density: writing ${PODS} manifests at once`);
+    const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+    const marks = { densityStartUs: monoUs() };
+    const callsBeforeDensity = criCalls();
+    const t0 = writeManifests(kubelet, pods, run.baseDir);
+    const firstRunning = new Map();
+    let allRunningAt;
+    let lastReport = 0;
+    await pollRuntime(c.cri, isOurs, (s) => s.running.size >= PODS, {
+      deadline: t0 + START_TIMEOUT_MS,
+      what: `waiting for ${PODS} running containers`,
+      check,
+      onPoll: (s) => {
+        for (const name of s.running) if (!firstRunning.has(name)) firstRunning.set(name, s.now - t0);
+        if (s.running.size >= PODS) allRunningAt = s.now;
+        if (s.now - lastReport > 10_000) {
+          lastReport = s.now;
+          log(`  ${s.sandboxes.length} sandboxes, ${s.running.size} containers running`);
+        }
+      },
+    });
+    let allReadyAt;
+    for (;;) {
+      check();
+      const ready = (await kubelet.pods()).filter(isReady).length;
+      if (ready >= PODS) {
+        allReadyAt = performance.now();
+        break;
       }
-    },
-  });
-  let allReadyAt;
-  for (;;) {
-    check();
-    const ready = (await kubelet.pods()).filter(isReady).length;
-    if (ready >= PODS) {
-      allReadyAt = performance.now();
-      break;
+      if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
+      await sleep(POLL_MS);
     }
-    if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
-    await sleep(POLL_MS);
+    marks.densityEndUs = monoUs();
+    const callsAfterDensity = criCalls();
+    log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
+
+    // ---- footprint, steady
+    await sleep(SETTLE_S * 1000);
+    log(`steady: measuring for ${STEADY_S} s`);
+    marks.steadyStartUs = monoUs();
+    steady = await measureWindow(kubelet.pid, STEADY_S, { extra: criCalls, others: { containerd: [containerdPid], shims: shimPids(socket) } });
+    marks.steadyEndUs = monoUs();
+    heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+
+    // ---- stop latency
+    loadBeforeStop = loadAverage();
+    log(`stop: deleting ${PODS} manifests at once`);
+    marks.stopStartUs = monoUs();
+    const s0 = performance.now();
+    for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
+    const stopMarks = {};
+    await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
+      deadline: s0 + STOP_TIMEOUT_MS,
+      what: 'waiting for every sandbox to be removed',
+      check,
+      onPoll: (s) => {
+        if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
+        if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY')) stopMarks.sandboxesStopped = s.now - s0;
+        if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
+      },
+    });
+    log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
+    totalCalls = kubelet.criCounts();
+    await kubelet.stop();
+    marks.stopEndUs = monoUs();
+    profile = CPU_PROF ? profileIn(kubelet.dirs.prof, marks) : null;
+    densityResult = {
+      allRunningSeconds: seconds(allRunningAt - t0),
+      allReadySeconds: seconds(allReadyAt - t0),
+      perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
+    };
+    stopResult = {
+      containersStoppedSeconds: seconds(stopMarks.containersStopped),
+      sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
+      sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
+    };
+    densityCalls = Object.fromEntries(Object.entries(callsAfterDensity.counts).map(([m, n]) => [m.replace(/^\/runtime\.v1\./, ''), n - (callsBeforeDensity.counts[m] ?? 0)]).filter(([, n]) => n > 0));
   }
-  marks.densityEndUs = monoUs();
-  log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
-
-  // ---- footprint, steady
-  await sleep(SETTLE_S * 1000);
-  log(`steady: measuring for ${STEADY_S} s`);
-  marks.steadyStartUs = monoUs();
-  const steady = await measureWindow(kubelet.pid, STEADY_S, { extra: criCalls, others: { containerd: [containerdPid], shims: shimPids(socket) } });
-  marks.steadyEndUs = monoUs();
-  const callDelta = (window) => {
-    const { start, end } = window.extra;
-    const elapsedS = (end.time - start.time) / 1000;
-    const perMethod = Object.fromEntries(
-      Object.keys(end.counts)
-        .map((m) => [m.replace(/^\/runtime\.v1\./, ''), round((end.counts[m] - (start.counts[m] ?? 0)) / elapsedS, 2)])
-        .filter(([, rate]) => rate > 0)
-        .sort((a, b) => b[1] - a[1]),
-    );
-    const total = round(Object.values(perMethod).reduce((a, b) => a + b, 0), 2);
-    return { perSecond: total, perMethod, seconds: round(elapsedS, 1) };
-  };
-  const heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
-
-  // ---- stop latency
-  const loadBeforeStop = loadAverage();
-  log(`stop: deleting ${PODS} manifests at once`);
-  marks.stopStartUs = monoUs();
-  const s0 = performance.now();
-  for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
-  const stopMarks = {};
-  await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
-    deadline: s0 + STOP_TIMEOUT_MS,
-    what: 'waiting for every sandbox to be removed',
-    check,
-    onPoll: (s) => {
-      if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
-      if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY')) stopMarks.sandboxesStopped = s.now - s0;
-      if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
-    },
-  });
-  log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
-  const totalCalls = kubelet.criCounts();
-  await kubelet.stop();
-  marks.stopEndUs = monoUs();
-  const profile = CPU_PROF ? profileIn(kubelet.dirs.prof, marks) : null;
 
   // ---- the direct-CRI baseline (the kubelet is stopped: nothing kills these pods)
   let baseline = null;
@@ -216,79 +238,90 @@ await run.main(async () => {
   }
   releaseLock();
 
-  const densityResult = {
-    allRunningSeconds: seconds(allRunningAt - t0),
-    allReadySeconds: seconds(allReadyAt - t0),
-    perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
-  };
-  const stopResult = {
-    containersStoppedSeconds: seconds(stopMarks.containersStopped),
-    sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
-    sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
-  };
-  const idleCalls = callDelta(idle);
-  const steadyCalls = callDelta(steady);
-  delete idle.extra;
-  delete steady.extra;
-  const result = {
+  const base = {
     benchmark: 'density',
     date: new Date().toISOString(),
     command: `node bench/density/run.mjs ${args.argv.join(' ')}`.trim(),
-    kubeletCommand: kubelet.command,
     machine,
-    loadAverage: { beforeDensity: loadBeforeDensity, beforeStop: loadBeforeStop, atEnd: loadAverage() },
     pods: PODS,
     pod: 'one http-echo container (image present), readiness httpGet :8080/ready every 10 s',
-    footprint: {
-      idle: { ...idle, criCalls: idleCalls },
-      steady: { ...steady, criCalls: steadyCalls },
-      heap: HEAP_SNAPSHOT ? { idle: heapIdle, steady: heapSteady } : null,
-    },
-    density: densityResult,
-    stop: stopResult,
-    baseline,
-    ratios: {
-      densityAllRunning: ratio(densityResult.allRunningSeconds, baseline?.allRunningSeconds),
-      stopSandboxesGone: ratio(stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds),
-    },
-    targets: {
-      rssAtMost150MiB: steady.rssMiB.max <= 150,
-      steadyCpuAtMost5Percent: steady.cpuPercentOfOneCore <= 5,
-    },
-    criCallsWholeRun: totalCalls.counts,
-    cpuProfile: profile,
   };
-  const md = [
-    `# Density, footprint and stop latency — ${result.date}`,
-    '',
-    `\`${result.command}\` — ${PODS} pods; ${result.pod}.`,
-    '',
-    `Machine: ${machineLine(machine)}; load average before density ${loadBeforeDensity.join(' / ')}, before stop ${loadBeforeStop.join(' / ')}.`,
-    '',
-    table(
-      ['', 'kubelet', 'direct CRI baseline', 'kubelet ÷ baseline'],
-      [
-        [`${PODS} pods written at once → all containers running (s)`, densityResult.allRunningSeconds, baseline?.allRunningSeconds, result.ratios.densityAllRunning],
-        [`→ all Ready in /pods (s)`, densityResult.allReadySeconds, null, null],
-        [`delete all → every container stopped (s)`, stopResult.containersStoppedSeconds, null, null],
-        [`delete all → every sandbox stopped (s)`, stopResult.sandboxesStoppedSeconds, null, null],
-        [`delete all → every sandbox gone (s)`, stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds, result.ratios.stopSandboxesGone],
-      ],
-    ),
-    '',
-    table(
-      ['kubelet footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s', 'containerd CPU %', 'machine busy %'],
-      [
-        [`idle, no pods (${idle.seconds} s)`, idle.cpuPercentOfOneCore, `${idle.rssMiB.p50} / ${idle.rssMiB.max}`, idleCalls.perSecond, idle.others.containerd, idle.machineBusyPercentOfAllCores],
-        [`steady, ${PODS} pods (${steady.seconds} s)`, steady.cpuPercentOfOneCore, `${steady.rssMiB.p50} / ${steady.rssMiB.max}`, steadyCalls.perSecond, steady.others.containerd, steady.machineBusyPercentOfAllCores],
-      ],
-    ),
-    '',
-    `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod).map(([m, r]) => `${m} ${r}`).join(', ')}.`,
-    '',
-    `Targets: RSS ≤ 150 MiB with ${PODS} pods ${result.targets.rssAtMost150MiB ? 'met' : 'not met'}; steady CPU ≤ 5 % ${result.targets.steadyCpuAtMost5Percent ? 'met' : 'not met'}.`,
-  ].join('\n');
-  const files = writeResults('density', result, md, { out: args.option('out') });
+  const baselineTable = table(
+    ['direct CRI baseline', 'seconds'],
+    [
+      [`${PODS} pods → all running (${baseline?.concurrency} at a time)`, baseline?.allRunningSeconds],
+      ['stop and remove all', baseline?.stopAndRemoveSeconds],
+    ],
+  );
+  let result;
+  let md;
+  if (BASELINE_ONLY) {
+    result = { ...base, baseline };
+    md = [`# Density baseline only — ${result.date}`, '', `\`${result.command}\``, '', `Machine: ${machineLine(machine)}.`, '', baselineTable].join('\n');
+  } else {
+    const idleCalls = callDelta(idle);
+    const steadyCalls = callDelta(steady);
+    delete idle.extra;
+    delete steady.extra;
+    result = {
+      ...base,
+      kubeletCommand: kubelet.command,
+      loadAverage: { beforeDensity: loadBeforeDensity, beforeStop: loadBeforeStop, atEnd: loadAverage() },
+      footprint: {
+        idle: { ...idle, criCalls: idleCalls },
+        steady: { ...steady, criCalls: steadyCalls },
+        heap: HEAP_SNAPSHOT ? { idle: heapIdle, steady: heapSteady } : null,
+      },
+      density: { ...densityResult, criCalls: densityCalls },
+      stop: stopResult,
+      baseline,
+      ratios: {
+        densityAllRunning: ratio(densityResult.allRunningSeconds, baseline?.allRunningSeconds),
+        stopSandboxesGone: ratio(stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds),
+      },
+      targets: {
+        rssAtMost150MiB: steady.rssMiB.max <= 150,
+        steadyCpuAtMost5Percent: steady.cpuPercentOfOneCore <= 5,
+      },
+      criCallsWholeRun: totalCalls.counts,
+      cpuProfile: profile,
+    };
+    md = [
+      `# Density, footprint and stop latency — ${result.date}`,
+      '',
+      `\`${result.command}\` — ${PODS} pods; ${result.pod}.`,
+      '',
+      `Machine: ${machineLine(machine)}; load average before density ${loadBeforeDensity.join(' / ')}, before stop ${loadBeforeStop.join(' / ')}.`,
+      '',
+      table(
+        ['', 'kubelet', 'direct CRI baseline', 'kubelet ÷ baseline'],
+        [
+          [`${PODS} pods written at once → all containers running (s)`, densityResult.allRunningSeconds, baseline?.allRunningSeconds, result.ratios.densityAllRunning],
+          [`→ all Ready in /pods (s)`, densityResult.allReadySeconds, null, null],
+          [`delete all → every container stopped (s)`, stopResult.containersStoppedSeconds, null, null],
+          [`delete all → every sandbox stopped (s)`, stopResult.sandboxesStoppedSeconds, null, null],
+          [`delete all → every sandbox gone (s)`, stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds, result.ratios.stopSandboxesGone],
+        ],
+      ),
+      '',
+      table(
+        ['kubelet footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s', 'containerd CPU %', 'machine busy %'],
+        [
+          [`idle, no pods (${idle.seconds} s)`, idle.cpuPercentOfOneCore, `${idle.rssMiB.p50} / ${idle.rssMiB.max}`, idleCalls.perSecond, idle.others.containerd, idle.machineBusyPercentOfAllCores],
+          [`steady, ${PODS} pods (${steady.seconds} s)`, steady.cpuPercentOfOneCore, `${steady.rssMiB.p50} / ${steady.rssMiB.max}`, steadyCalls.perSecond, steady.others.containerd, steady.machineBusyPercentOfAllCores],
+        ],
+      ),
+      '',
+      `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod).map(([m, r]) => `${m} ${r}`).join(', ')}.`,
+      '',
+      `CRI calls during the density phase: ${Object.entries(densityCalls).map(([m, n]) => `${m} ${n}`).join(', ')}.`,
+      '',
+      `Targets: RSS ≤ 150 MiB with ${PODS} pods ${result.targets.rssAtMost150MiB ? 'met' : 'not met'}; steady CPU ≤ 5 % ${result.targets.steadyCpuAtMost5Percent ? 'met' : 'not met'}.`,
+    ].join('\n');
+  }
+  // A baseline-only run is an experiment: it never becomes the latest density result.
+  const out = args.option('out') ?? (BASELINE_ONLY ? `bench/results/density/baseline-only-${fileStamp()}.json` : undefined);
+  const files = writeResults('density', result, md, { out });
   process.stdout.write(`${md}\n\nresults: ${files.json}, ${files.md}\n`);
 });
 

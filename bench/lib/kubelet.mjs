@@ -28,8 +28,9 @@ export const freePort = () =>
  * @param {boolean} [options.cpuProf]  run under `node --cpu-prof` (profile written when it stops)
  * @param {boolean} [options.heapSnapshots]  `--heapsnapshot-signal=SIGUSR2` (see takeHeapSnapshot)
  * @param {number} [options.verbosity]  -v (default 2: debug logging costs CPU the footprint would count)
+ * @param {string[]} [options.nodeArgs]  more node options, for experiments (e.g. --max-semi-space-size=2)
  */
-export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2 }) {
+export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [] }) {
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -64,7 +65,7 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
     `--cgroup-root=${cgroupRoot}`,
     `-v=${verbosity}`,
   ];
-  const nodeArgs = ['--require', COUNTER];
+  const nodeArgs = ['--require', COUNTER, ...extraNodeArgs];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);
   if (heapSnapshots) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dirs.prof}`);
   const logFile = path.join(baseDir, 'kubelet.log');
