@@ -13,6 +13,7 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
 import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
+import { createKubeletEvictionManager, evictionMonitoringIntervalMs, installNodeRoute, runEvictionManager } from './internal/eviction.js';
 import { createKubeletContainerLogManager, runContainerLogManager } from './internal/container-logs.js';
 import { createKubeletImageGC, imageGCPeriodMs, runImageGC } from './internal/image-gc.js';
 import { createKubeletLogger } from './internal/logging.js';
@@ -130,6 +131,10 @@ const readOnly = await listenIfEnabled(
 // served on the read-only port's /stats/summary (cached up to 10 s) and read fresh by eviction.
 const stats = createKubeletStats({ nodeName, rootDir: flags.rootDir, podLogsDir: config.podLogsDir, enforceNodeAllocatable: config.enforceNodeAllocatable, cri, containerManager, volumes, getPods: () => lifecycle.getPods(), clock, logger: logger.child({ component: 'stats' }) });
 serveStatsSummary(readOnly, stats, logger);
+// Eviction (eviction-manager): fresh summaries every 10 s; reclaim through container and image GC, then one pod per
+// cycle through the lifecycle; joins pod admission; the pressure conditions are on the read-only port's /node.
+const eviction = createKubeletEvictionManager({ config, evictStaticPods: flags.evictStaticPods, summaryProvider: stats, lifecycle, runtime, reclaimImages: () => imageGc.deleteUnusedImages(), monitoringIntervalMs: evictionMonitoringIntervalMs(process.env, logger), clock, logger: logger.child({ component: 'eviction' }) });
+if (readOnly !== undefined) installNodeRoute(readOnly.router, nodeName, eviction);
 
 const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
 if (runtimeName !== undefined) checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
@@ -139,8 +144,9 @@ const feeding = connectSources(podConfig, lifecycle, logger);
 const volumesRunning = runVolumeManager(volumes, shutdown.signal, clock, logger.child({ component: 'volumes' }));
 const containerLogsRunning = runtimeName === undefined ? undefined : runContainerLogManager(containerLogs, shutdown.signal, logger.child({ component: 'container-logs' }));
 const imageGcRunning = runImageGC(imageGc, runtimeName !== undefined, shutdown.signal, imageGCPeriodMs(process.env, logger));
+const evictionRunning = runtimeName !== undefined ? runEvictionManager(eviction, lifecycle, shutdown.signal, clock, logger.child({ component: 'eviction' })) : undefined;
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning, () => containerLogsRunning]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning, () => containerLogsRunning, () => evictionRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

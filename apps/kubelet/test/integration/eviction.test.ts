@@ -1,0 +1,112 @@
+/**
+ * Issue 7, acceptance: node-pressure eviction through the real kubelet on the real runtime. With
+ * `evictionHard: memory.available<1000Gi` (always met on this machine) and --evict-static-pods, the
+ * BestEffort pod is evicted first (Failed, Evicted, a message naming the signal and the usage), the
+ * Burstable one next, the critical static pod (system-node-critical) never; /node shows
+ * MemoryPressure; a new BestEffort pod is refused at admission and never started.
+ */
+import { busyboxPod, containerState, createKubelet, criSandboxesOf, eventually, waitHealthy } from './harness.js';
+import type { ApiPod, KubeletUnderTest } from './harness.js';
+
+const MONITORING_ENV = 'KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL';
+let kubelet: KubeletUnderTest;
+const previousEnv = process.env[MONITORING_ENV];
+
+interface NodeConditionJson {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+async function nodeConditions(): Promise<NodeConditionJson[]> {
+  const response = await fetch(`http://127.0.0.1:${kubelet.readOnlyPort}/node`);
+  if (response.status !== 200) throw new Error(`/node answered ${response.status}`);
+  const body = (await response.json()) as { kind: string; status: { conditions: NodeConditionJson[] } };
+  return body.status.conditions;
+}
+
+interface PodStatusJson {
+  phase?: string;
+  reason?: string;
+  message?: string;
+  conditions?: Array<{ type: string; status: string; reason?: string }>;
+}
+const statusOf = (pod: ApiPod | undefined): PodStatusJson | undefined => pod?.status as PodStatusJson | undefined;
+
+beforeAll(async () => {
+  kubelet = await createKubelet('eviction');
+});
+
+afterAll(async () => {
+  if (previousEnv === undefined) delete process.env[MONITORING_ENV];
+  else process.env[MONITORING_ENV] = previousEnv;
+  await kubelet.cleanup();
+});
+
+test('under memory pressure: BestEffort evicted first, then Burstable, the critical static pod never; MemoryPressure visible; new BestEffort refused', async () => {
+  const sleeper = [{ name: 'c', command: ['sleep', '3600'] }];
+  await kubelet.writeManifest('critical.yaml', busyboxPod('critical', sleeper, { priorityClassName: 'system-node-critical' }));
+  await kubelet.writeManifest('besteffort.yaml', busyboxPod('besteffort', sleeper));
+  await kubelet.writeManifest('burstable.yaml', busyboxPod('burstable', [{ ...sleeper[0], resources: { requests: { memory: '64Mi' } } }]));
+
+  // First without pressure (default thresholds do not trigger here), so that all three run and have stats.
+  await kubelet.start();
+  await waitHealthy(kubelet);
+  for (const name of ['critical', 'besteffort', 'burstable']) {
+    await eventually(`${name} running`, async () => containerState(await kubelet.pod(name), 'c')?.state?.running !== undefined, 60_000);
+  }
+  expect((await nodeConditions()).map((c) => [c.type, c.status, c.reason])).toEqual([
+    ['MemoryPressure', 'False', 'KubeletHasSufficientMemory'],
+    ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
+    ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+  ]);
+
+  // Then restarted (pods keep running) with a threshold that is always met.
+  await kubelet.stop();
+  process.env[MONITORING_ENV] = '1s';
+  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
+  await waitHealthy(kubelet);
+
+  await eventually('MemoryPressure on /node', async () => (await nodeConditions()).find((c) => c.type === 'MemoryPressure')?.status === 'True', 30_000);
+  expect((await nodeConditions()).find((c) => c.type === 'MemoryPressure')).toMatchObject({ reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' });
+
+  const failedAt = new Map<string, number>();
+  await eventually(
+    'besteffort and burstable evicted',
+    async () => {
+      for (const name of ['besteffort', 'burstable', 'critical']) {
+        if (!failedAt.has(name) && statusOf(await kubelet.pod(name))?.phase === 'Failed') failedAt.set(name, Date.now());
+      }
+      return failedAt.has('besteffort') && failedAt.has('burstable');
+    },
+    60_000,
+    100,
+  );
+  expect(failedAt.get('besteffort')).toBeLessThan(failedAt.get('burstable') as number);
+
+  const be = statusOf(await kubelet.pod('besteffort'));
+  expect(be).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
+  expect(be?.message).toMatch(/^The node was low on resource: memory\. Threshold quantity: 1000Gi, available: \d+(Ki|Mi|Gi)?\. Container c was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/);
+  expect(be?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
+  expect(statusOf(await kubelet.pod('burstable'))).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
+
+  // Evicted pods stay stopped while their manifests remain; the critical pod runs on, never restarted.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  for (const name of ['besteffort', 'burstable']) {
+    expect(statusOf(await kubelet.pod(name))?.phase).toBe('Failed');
+    expect(containerState(await kubelet.pod(name), 'c')?.state?.running).toBeUndefined();
+  }
+  const critical = await kubelet.pod('critical');
+  expect(statusOf(critical)?.phase).toBe('Running');
+  expect(containerState(critical, 'c')?.restartCount).toBe(0);
+  expect(failedAt.has('critical')).toBe(false);
+  expect(kubelet.output()).toContain('cannot evict a critical pod');
+
+  // Admission: a new BestEffort pod is refused and never started.
+  await kubelet.writeManifest('late.yaml', busyboxPod('late', sleeper));
+  await eventually('late pod refused', async () => statusOf(await kubelet.pod('late'))?.phase === 'Failed', 30_000);
+  expect(statusOf(await kubelet.pod('late'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect(await criSandboxesOf(kubelet, 'late')).toEqual([]);
+}, 180_000);
