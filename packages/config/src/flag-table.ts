@@ -93,7 +93,7 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
   f('lock-file', 'string', 'lockFile', 'The path to a file to use as a lock.'),
   f('exit-on-lock-contention', 'bool', 'exitOnLockContention', 'Exit upon lock-file contention.'),
   f('runtime-cgroups', 'string', 'runtimeCgroups', 'Absolute name of cgroups to create and run the runtime in.'),
-  f('pod-infra-container-image', 'string', 'podInfraContainerImage', 'Ignored: the runtime chooses the sandbox image.', 'will be removed in a future release. Image garbage collector will get sandbox image information from CRI.'),
+  f('pod-infra-container-image', 'string', 'podInfraContainerImage', 'Specified image will not be pruned by the image garbage collector.', 'will be removed in a future release. Image garbage collector will get sandbox image information from CRI.'),
   f('image-credential-provider-config', 'string', 'imageCredentialProviderConfig', 'The path to the credential provider plugin config file.'),
   f('image-credential-provider-bin-dir', 'string', 'imageCredentialProviderBinDir', 'The directory of credential provider plugin binaries.'),
   f('experimental-mounter-path', 'string', 'experimentalMounterPath', 'Path of the mounter binary.', 'will be removed in 1.25 or later. in favor of using CSI.'),

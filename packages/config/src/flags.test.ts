@@ -108,12 +108,12 @@ describe('parseKubeletArgs (pflag forms)', () => {
     expect(a.overrides['maxPods']).toBe(20);
   });
 
-  it('accepts --pod-infra-container-image but warns that it is ignored', () => {
+  it('accepts --pod-infra-container-image and warns that it only keeps the image from GC', () => {
     const a = parseKubeletArgs(['--pod-infra-container-image=registry.k8s.io/pause:3.10']);
     expect(a.errors).toEqual([]);
     expect(a.warnings).toHaveLength(2);
     expect(a.warnings[0]).toMatch(/^Flag --pod-infra-container-image has been deprecated/);
-    expect(a.warnings[1]).toContain('ignored');
+    expect(a.warnings[1]).toContain('only keeps that image from image GC');
   });
 
   it('derives standalone mode from the absence of --kubeconfig, and reads --help/-h and --version', () => {

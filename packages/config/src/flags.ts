@@ -26,7 +26,7 @@ export interface KubeletFlags {
   lockFile?: string;
   exitOnLockContention: boolean;
   runtimeCgroups?: string;
-  /** Accepted and ignored, as upstream (the runtime chooses the sandbox image). */
+  /** Kept from image GC, as upstream (the runtime chooses the sandbox image). */
   podInfraContainerImage?: string;
   imageCredentialProviderConfig?: string;
   imageCredentialProviderBinDir?: string;
@@ -237,7 +237,7 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
 
   flags.standalone = flags.kubeconfig === undefined || flags.kubeconfig === '';
   if (flags.podInfraContainerImage !== undefined) {
-    warnings.push('--pod-infra-container-image is ignored: the container runtime chooses the sandbox image (set it in the runtime configuration)');
+    warnings.push('--pod-infra-container-image only keeps that image from image GC; the container runtime chooses the sandbox image (set it in the runtime configuration)');
   }
   return { flags, overrides, setBy, warnings, errors };
 }
