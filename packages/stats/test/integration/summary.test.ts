@@ -138,6 +138,7 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
     volumeStats: createVolumeStatsSource({ listVolumes: () => [{ volumeName: 'cache', pluginName: 'kubernetes.io/empty-dir', path: volumeDir }] }),
   });
 
+  // containerd refreshes writable-layer usage every 10 s (its stats collect period): the 8 MiB may take that long.
   const summary: Summary = await waitFor(
     'the container with its 8 MiB writable layer and its log line in the summary',
     async () => {
