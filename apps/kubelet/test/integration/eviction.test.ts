@@ -19,8 +19,8 @@ interface NodeConditionJson {
   message: string;
 }
 
-async function nodeConditions(): Promise<NodeConditionJson[]> {
-  const response = await fetch(`http://127.0.0.1:${kubelet.readOnlyPort}/node`);
+async function nodeConditions(of: KubeletUnderTest = kubelet): Promise<NodeConditionJson[]> {
+  const response = await fetch(`http://127.0.0.1:${of.readOnlyPort}/node`);
   if (response.status !== 200) throw new Error(`/node answered ${response.status}`);
   const body = (await response.json()) as { kind: string; status: { conditions: NodeConditionJson[] } };
   return body.status.conditions;
@@ -44,6 +44,27 @@ afterAll(async () => {
   await kubelet.cleanup();
 });
 
+test('an emptyDir over its sizeLimit gets its pod evicted with the upstream message; a pod within its limit runs on', async () => {
+  const other = await createKubelet('eviction-ed');
+  try {
+    process.env[MONITORING_ENV] = '1s';
+    const writer = (mb: number): Array<Record<string, unknown>> => [
+      { name: 'c', command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`], volumeMounts: [{ name: 'scratch', mountPath: '/data' }] },
+    ];
+    await other.writeManifest('over.yaml', busyboxPod('over', writer(3), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] }));
+    await other.writeManifest('within.yaml', busyboxPod('within', writer(1), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '10Mi' } }] }));
+    await other.start(['--evict-static-pods']);
+    await waitHealthy(other);
+    await eventually('over evicted', async () => statusOf(await other.pod('over'))?.phase === 'Failed', 60_000);
+    expect(statusOf(await other.pod('over'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(statusOf(await other.pod('within'))?.phase).toBe('Running');
+    expect((await nodeConditions(other)).every((c) => c.status === 'False')).toBe(true);
+  } finally {
+    await other.cleanup();
+  }
+}, 120_000);
+
 test('under memory pressure: BestEffort evicted first, then Burstable, the critical static pod never; MemoryPressure visible; new BestEffort refused', async () => {
   const sleeper = [{ name: 'c', command: ['sleep', '3600'] }];
   await kubelet.writeManifest('critical.yaml', busyboxPod('critical', sleeper, { priorityClassName: 'system-node-critical' }));
@@ -51,6 +72,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   await kubelet.writeManifest('burstable.yaml', busyboxPod('burstable', [{ ...sleeper[0], resources: { requests: { memory: '64Mi' } } }]));
 
   // First without pressure (default thresholds do not trigger here), so that all three run and have stats.
+  process.env[MONITORING_ENV] = '1s';
   await kubelet.start();
   await waitHealthy(kubelet);
   for (const name of ['critical', 'besteffort', 'burstable']) {
@@ -64,7 +86,6 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
 
   // Then restarted (pods keep running) with a threshold that is always met.
   await kubelet.stop();
-  process.env[MONITORING_ENV] = '1s';
   await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
   await waitHealthy(kubelet);
 
