@@ -14,7 +14,7 @@
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
 // Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 20] [--steady-seconds 120] [--settle 5]
-//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
 import fs from 'node:fs';
@@ -50,6 +50,8 @@ const HEAP_SNAPSHOT = args.flag('heap-snapshot');
 // extra node options for the kubelet, for experiments on its footprint.
 const BASELINE_ONLY = args.flag('baseline-only');
 const NODE_ARGS = args.argv.flatMap((a, i) => (a === '--node-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+// --config-line 'key: value' (repeatable): an extra KubeletConfiguration line, e.g. to turn a subsystem's period up.
+const CONFIG_LINES = args.argv.flatMap((a, i) => (a === '--config-line' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
 const run = createBenchmarkRun('density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
 
@@ -107,7 +109,7 @@ await run.main(async () => {
   if (!BASELINE_ONLY) {
     const kubeletDir = path.join(run.baseDir, 'kubelet');
     fs.mkdirSync(kubeletDir);
-    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS });
+    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS, configLines: CONFIG_LINES });
     run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
     run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
     run.defer('stop the kubelet', () => kubelet.stop());

@@ -29,8 +29,9 @@ export const freePort = () =>
  * @param {boolean} [options.heapSnapshots]  `--heapsnapshot-signal=SIGUSR2` (see takeHeapSnapshot)
  * @param {number} [options.verbosity]  -v (default 2: debug logging costs CPU the footprint would count)
  * @param {string[]} [options.nodeArgs]  more node options, for experiments (e.g. --max-semi-space-size=2)
+ * @param {string[]} [options.configLines]  more KubeletConfiguration lines, for experiments (e.g. `containerLogMonitorInterval: 1m`)
  */
-export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [] }) {
+export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [] }) {
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -51,6 +52,7 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
       `healthzPort: ${healthzPort}`,
       `podLogsDir: ${dirs.podLogs}`,
       'failSwapOn: false',
+      ...configLines,
       'logging:',
       '  format: json',
       '',
