@@ -5,7 +5,7 @@ export { validateKubeletFlags } from './flag-validation.js';
 export type { KubeletFlags, ParsedKubeletArgs } from './flags.js';
 export { KUBELET_FLAGS, KUBELET_CLI_FLAGS, KUBELET_CONFIG_FLAGS, CONFIG_FLAG_DEPRECATION } from './flag-table.js';
 export type { FlagSpec, FlagKind, KubeletFlagField } from './flag-table.js';
-export { applyKubeletConfigurationDefaults, DURATION_FIELDS } from './defaults.js';
+export { applyKubeletConfigurationDefaults, DURATION_FIELDS, effectiveEvictionHard } from './defaults.js';
 export type { KubeletConfiguration, KubeletAuthentication, KubeletAuthorization, DefaultingOptions } from './defaults.js';
 export {
   kubeletConfigurationSchema,

@@ -1,20 +1,15 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
-import { DEFAULT_EVICTION_HARD, durationMs } from '@kubelet-ts/config';
+import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
 import type { EvictionConfig, EvictionManager, NodeCondition } from '@kubelet-ts/eviction-manager';
-import { createEvictionManager } from '@kubelet-ts/eviction-manager';
+import { DEFAULT_MONITORING_INTERVAL_MS, createEvictionManager } from '@kubelet-ts/eviction-manager';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/runtime-manager';
 import type { Router } from '@kubelet-ts/server';
 import { sendJson } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
-
-/**
- * Test only, not a kubelet flag: a Go duration ("1s") replacing the 10 s eviction monitoring
- * interval, so that the kubelet's integration test sees evictions within seconds. Unset on real nodes.
- */
-export const EVICTION_MONITORING_INTERVAL_ENV = 'KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL';
+import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
 type EvictionSettings = Pick<
   KubeletConfiguration,
@@ -23,11 +18,10 @@ type EvictionSettings = Pick<
 
 /** The library's config from the KubeletConfiguration: evictionHard merged with the defaults when asked, durations in ms. */
 export function evictionConfigFrom(config: EvictionSettings): EvictionConfig {
-  const hard = config.mergeDefaultEvictionSettings === true ? { ...DEFAULT_EVICTION_HARD, ...config.evictionHard } : { ...config.evictionHard };
   const grace: Record<string, number> = {};
   for (const [signal, value] of Object.entries(config.evictionSoftGracePeriod ?? {})) grace[signal] = durationMs(value);
   return {
-    evictionHard: hard,
+    evictionHard: effectiveEvictionHard(config),
     evictionSoft: { ...config.evictionSoft },
     evictionSoftGracePeriodMs: grace,
     evictionMinimumReclaim: { ...config.evictionMinimumReclaim },
@@ -36,21 +30,10 @@ export function evictionConfigFrom(config: EvictionSettings): EvictionConfig {
   };
 }
 
-/** The eviction monitoring interval: upstream's 10 s, unless the test-only variable sets a valid positive duration. */
-export function evictionMonitoringIntervalMs(env: NodeJS.ProcessEnv, logger: Logger): number | undefined {
-  const raw = env[EVICTION_MONITORING_INTERVAL_ENV];
-  if (raw === undefined || raw === '') return undefined;
-  try {
-    const ms = durationMs(raw);
-    if (ms > 0) {
-      logger.warn(`${EVICTION_MONITORING_INTERVAL_ENV} is set (test only): eviction checks run every ${raw}`);
-      return ms;
-    }
-  } catch {
-    // fall through
-  }
-  logger.warn(`${EVICTION_MONITORING_INTERVAL_ENV} ignored: not a positive duration`, { value: raw });
-  return undefined;
+
+/** The eviction monitoring interval: upstream's 10 s, or the test-only knob. */
+export function evictionMonitoringIntervalMs(env: NodeJS.ProcessEnv, logger: Logger): number {
+  return testKnobMs(env, TEST_KNOBS.evictionMonitoringInterval, DEFAULT_MONITORING_INTERVAL_MS, logger);
 }
 
 export interface KubeletEvictionOptions {

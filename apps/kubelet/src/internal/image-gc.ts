@@ -1,17 +1,11 @@
 import path from 'node:path';
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import type { ImageGC } from '@kubelet-ts/image-gc';
 import { IMAGE_GC_PERIOD_MS, createImageGC } from '@kubelet-ts/image-gc';
-
-/**
- * Test only, not a kubelet flag: a Go duration ("1s") replacing the 5 min image GC period, so that the
- * kubelet's integration test sees detections and collections within seconds. Unset on real nodes.
- */
-export const IMAGE_GC_PERIOD_ENV = 'KUBELET_TS_TEST_IMAGE_GC_PERIOD';
+import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
 /** Where last-used times are kept across restarts. */
 export function imageGCStateFile(rootDir: string): string {
@@ -32,6 +26,11 @@ export interface KubeletImageGCOptions {
  * The kubelet's image GC: KubeletConfiguration thresholds and ages, the CRI image and runtime services,
  * the sandbox image from the runtime's status, state in `<root-dir>/image-gc/state.json`.
  */
+/** The image GC period: upstream's 5 min, or the test-only knob. */
+export function imageGCPeriodMs(env: NodeJS.ProcessEnv, logger: Logger): number {
+  return testKnobMs(env, TEST_KNOBS.imageGCPeriod, IMAGE_GC_PERIOD_MS, logger);
+}
+
 export function createKubeletImageGC(options: KubeletImageGCOptions): ImageGC {
   const { config } = options;
   return createImageGC({
@@ -50,23 +49,6 @@ export function createKubeletImageGC(options: KubeletImageGCOptions): ImageGC {
   });
 }
 
-/** The image GC period: upstream's 5 min, unless the test-only variable sets a valid positive duration. */
-export function imageGCPeriodMs(env: NodeJS.ProcessEnv, logger: Logger): number {
-  const raw = env[IMAGE_GC_PERIOD_ENV];
-  if (raw === undefined || raw === '') return IMAGE_GC_PERIOD_MS;
-  try {
-    const ms = durationMs(raw);
-    if (ms > 0) {
-      logger.warn(`${IMAGE_GC_PERIOD_ENV} is set (test only): image GC runs every ${raw}`);
-      return ms;
-    }
-  } catch (err) {
-    logger.warn(`Ignoring ${IMAGE_GC_PERIOD_ENV}`, { value: raw, err: errorMessage(err) });
-    return IMAGE_GC_PERIOD_MS;
-  }
-  logger.warn(`Ignoring ${IMAGE_GC_PERIOD_ENV}: not a positive duration`, { value: raw });
-  return IMAGE_GC_PERIOD_MS;
-}
 
 /**
  * Runs image GC until the signal aborts, first at once (upstream StartGarbageCollection runs once the

@@ -6,7 +6,7 @@ import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import { createKubeletHttpServer, createRouter } from '@kubelet-ts/server';
 import { FakeSummaryProvider, newFakeNodeHost, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
-import { createKubeletStats, serveStatsSummary, statsHousekeepingIntervalMs } from './stats.js';
+import { createKubeletStats, serveStatsSummary } from './stats.js';
 
 describe('GET /stats/summary', () => {
   async function serve(provider: FakeSummaryProvider, logger = new RecordingLogger()) {
@@ -111,16 +111,5 @@ describe('createKubeletStats', () => {
     } finally {
       await tree.cleanup();
     }
-  });
-});
-
-describe('statsHousekeepingIntervalMs', () => {
-  it('is 10 s unless the test-only variable holds a positive duration', () => {
-    const logger = new RecordingLogger();
-    expect(statsHousekeepingIntervalMs({}, logger)).toBe(10_000);
-    expect(statsHousekeepingIntervalMs({ KUBELET_TS_STATS_HOUSEKEEPING_INTERVAL: '1s' }, logger)).toBe(1_000);
-    expect(statsHousekeepingIntervalMs({ KUBELET_TS_STATS_HOUSEKEEPING_INTERVAL: '0s' }, logger)).toBe(10_000);
-    expect(statsHousekeepingIntervalMs({ KUBELET_TS_STATS_HOUSEKEEPING_INTERVAL: 'soon' }, logger)).toBe(10_000);
-    expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(3);
   });
 });

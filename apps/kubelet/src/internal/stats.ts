@@ -4,12 +4,12 @@ import type { Pod } from '@kubelet-ts/api';
 import type { ContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
-import { durationMs } from '@kubelet-ts/config';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import { sendJson, sendText } from '@kubelet-ts/server';
 import type { KubeletHttpServer } from '@kubelet-ts/server';
 import { cpuAndMemorySummary, createSummaryProvider, createVolumeStatsSource, DEFAULT_HOUSEKEEPING_INTERVAL_MS } from '@kubelet-ts/stats';
 import type { HostFs, MountedVolumeRef, SummaryProvider } from '@kubelet-ts/stats';
+import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
 export interface KubeletStatsOptions {
   nodeName: string;
@@ -28,27 +28,6 @@ export interface KubeletStatsOptions {
   env?: NodeJS.ProcessEnv;
   clock: Clock;
   logger: Logger;
-}
-
-/** Test-only: how old a served summary may be (upstream's cadvisor --housekeeping-interval, 10 s). */
-export const STATS_HOUSEKEEPING_INTERVAL_ENV = 'KUBELET_TS_STATS_HOUSEKEEPING_INTERVAL';
-
-/** The housekeeping interval: 10 s, unless the test-only variable sets a valid positive duration. */
-export function statsHousekeepingIntervalMs(env: NodeJS.ProcessEnv, logger: Logger): number {
-  const raw = env[STATS_HOUSEKEEPING_INTERVAL_ENV];
-  if (raw === undefined || raw === '') return DEFAULT_HOUSEKEEPING_INTERVAL_MS;
-  try {
-    const ms = durationMs(raw);
-    if (ms > 0) {
-      logger.warn(`${STATS_HOUSEKEEPING_INTERVAL_ENV} is set (test only): summaries are cached for ${raw}`);
-      return ms;
-    }
-  } catch (err) {
-    logger.warn(`Ignoring ${STATS_HOUSEKEEPING_INTERVAL_ENV}`, { value: raw, err: errorMessage(err) });
-    return DEFAULT_HOUSEKEEPING_INTERVAL_MS;
-  }
-  logger.warn(`Ignoring ${STATS_HOUSEKEEPING_INTERVAL_ENV}: not a positive duration`, { value: raw });
-  return DEFAULT_HOUSEKEEPING_INTERVAL_MS;
 }
 
 /**
@@ -85,7 +64,7 @@ export function createKubeletStats(options: KubeletStatsOptions): SummaryProvide
       return enforced !== undefined && enforced > 0 ? { ...usage, memoryLimitBytes: enforced } : usage;
     },
     ...(options.host !== undefined ? { host: options.host } : {}),
-    housekeepingIntervalMs: statsHousekeepingIntervalMs(options.env ?? process.env, options.logger),
+    housekeepingIntervalMs: testKnobMs(options.env ?? process.env, TEST_KNOBS.statsHousekeepingInterval, DEFAULT_HOUSEKEEPING_INTERVAL_MS, options.logger),
     clock: options.clock,
     logger: options.logger,
   });

@@ -13,10 +13,8 @@ import type { KubeletUnderTest } from './harness.js';
 let kubelet: KubeletUnderTest;
 
 beforeAll(async () => {
-  kubelet = await createKubelet('logs');
-  // The harness writes the config file next to the manifest dir; containerLogMonitorInterval has no flag upstream.
-  const configFile = path.join(path.dirname(kubelet.manifestDir), 'kubelet-config.yaml');
-  await fs.appendFile(configFile, ['containerLogMaxSize: 64Ki', 'containerLogMaxFiles: 3', 'containerLogMonitorInterval: 3s', ''].join('\n'));
+  // containerLogMonitorInterval has no flag upstream: config file lines.
+  kubelet = await createKubelet('logs', { config: ['containerLogMaxSize: 64Ki', 'containerLogMaxFiles: 3', 'containerLogMonitorInterval: 3s'] });
   await kubelet.start();
   await waitHealthy(kubelet);
 });

@@ -8,9 +8,9 @@
 import { busyboxPod, containerState, createKubelet, criSandboxesOf, eventually, waitHealthy } from './harness.js';
 import type { ApiPod, KubeletUnderTest } from './harness.js';
 
-const MONITORING_ENV = 'KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL';
+/** Test-only knob of apps/kubelet/src/internal/eviction.ts: eviction checks every second instead of every 10 s. */
+const FAST_CHECKS = { KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL: '1s' };
 let kubelet: KubeletUnderTest;
-const previousEnv = process.env[MONITORING_ENV];
 
 interface NodeConditionJson {
   type: string;
@@ -39,21 +39,18 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (previousEnv === undefined) delete process.env[MONITORING_ENV];
-  else process.env[MONITORING_ENV] = previousEnv;
   await kubelet.cleanup();
 });
 
 test('an emptyDir over its sizeLimit gets its pod evicted with the upstream message; a pod within its limit runs on', async () => {
   const other = await createKubelet('eviction-ed');
   try {
-    process.env[MONITORING_ENV] = '1s';
     const writer = (mb: number): Array<Record<string, unknown>> => [
       { name: 'c', command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`], volumeMounts: [{ name: 'scratch', mountPath: '/data' }] },
     ];
     await other.writeManifest('over.yaml', busyboxPod('over', writer(3), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] }));
     await other.writeManifest('within.yaml', busyboxPod('within', writer(1), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '10Mi' } }] }));
-    await other.start(['--evict-static-pods']);
+    await other.start(['--evict-static-pods'], FAST_CHECKS);
     await waitHealthy(other);
     await eventually('over evicted', async () => statusOf(await other.pod('over'))?.phase === 'Failed', 60_000);
     expect(statusOf(await other.pod('over'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
@@ -72,8 +69,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   await kubelet.writeManifest('burstable.yaml', busyboxPod('burstable', [{ ...sleeper[0], resources: { requests: { memory: '64Mi' } } }]));
 
   // First without pressure (default thresholds do not trigger here), so that all three run and have stats.
-  process.env[MONITORING_ENV] = '1s';
-  await kubelet.start();
+  await kubelet.start([], FAST_CHECKS);
   await waitHealthy(kubelet);
   for (const name of ['critical', 'besteffort', 'burstable']) {
     await eventually(`${name} running`, async () => containerState(await kubelet.pod(name), 'c')?.state?.running !== undefined, 60_000);
@@ -86,7 +82,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
 
   // Then restarted (pods keep running) with a threshold that is always met.
   await kubelet.stop();
-  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
+  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods'], FAST_CHECKS);
   await waitHealthy(kubelet);
 
   await eventually('MemoryPressure on /node', async () => (await nodeConditions()).find((c) => c.type === 'MemoryPressure')?.status === 'True', 30_000);

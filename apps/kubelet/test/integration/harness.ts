@@ -78,7 +78,8 @@ export interface KubeletUnderTest {
   cri: CriClient;
   /** Everything the kubelet wrote on stderr and stdout so far (all runs). */
   output(): string;
-  start(extraArgs?: string[]): Promise<void>;
+  /** Starts the kubelet with extra flags and environment variables (the test-only `KUBELET_TS_TEST_*` knobs). */
+  start(extraArgs?: string[], extraEnv?: Record<string, string>): Promise<void>;
   /** SIGTERM and wait for exit; the pods keep running. */
   stop(): Promise<number | null>;
   pods(): Promise<ApiPod[]>;
@@ -92,7 +93,12 @@ export interface KubeletUnderTest {
 
 let counter = 0;
 
-export async function createKubelet(label: string): Promise<KubeletUnderTest> {
+export interface CreateKubeletOptions {
+  /** Extra KubeletConfiguration lines (`containerLogMaxSize: 64Ki`) for fields that have no flag. */
+  config?: string[];
+}
+
+export async function createKubelet(label: string, options: CreateKubeletOptions = {}): Promise<KubeletUnderTest> {
   const nodeName = `it-${label}-${process.pid}-${counter++}`.toLowerCase();
   const base = await fs.mkdtemp(path.join(os.tmpdir(), `kubelet-ts-${label}-`));
   const manifestDir = path.join(base, 'manifests');
@@ -114,6 +120,11 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
       'fileCheckFrequency: 2s',
       'syncFrequency: 10s',
       'failSwapOn: false',
+      // Image GC off unless a test turns it on: the shared base images (busybox, http-echo) must survive
+      // every suite even on a disk fuller than the 85 % default.
+      'imageGCHighThresholdPercent: 100',
+      'imageGCLowThresholdPercent: 99',
+      ...(options.config ?? []),
       '',
     ].join('\n'),
   );
@@ -135,7 +146,7 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
     cri,
     output: () => output,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
-    async start(extraArgs = []) {
+    async start(extraArgs = [], extraEnv = {}) {
       if (self.running()) throw new Error('kubelet already running');
       const args = [
         KUBELET_MAIN,
@@ -149,7 +160,7 @@ export async function createKubelet(label: string): Promise<KubeletUnderTest> {
         '-v=4',
         ...extraArgs,
       ];
-      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv } });
       child = proc;
       proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
       proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));

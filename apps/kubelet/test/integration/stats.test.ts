@@ -46,7 +46,8 @@ let kubelet: KubeletUnderTest;
 
 beforeAll(async () => {
   kubelet = await createKubelet('stats');
-  await kubelet.start();
+  // Summaries cached for 1 s instead of 10 s, so that the test sees the running pod within seconds.
+  await kubelet.start([], { KUBELET_TS_TEST_STATS_HOUSEKEEPING_INTERVAL: '1s' });
   await waitHealthy(kubelet);
 });
 
