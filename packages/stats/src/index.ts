@@ -1,7 +1,7 @@
 export { createSummaryProvider, ephemeralStorage, DEFAULT_HOUSEKEEPING_INTERVAL_MS, DEFAULT_POD_LOGS_DIR } from './summary-provider.js';
 export type { CgroupUsage, SummaryProviderOptions } from './summary-provider.js';
 export { cpuAndMemorySummary } from './cpu-and-memory.js';
-export { createVolumeStatsSource, MEASURED_VOLUME_PLUGINS } from './volume-stats.js';
+export { createVolumeStatsSource, DEFAULT_VOLUME_STATS_AGG_PERIOD_MS, MEASURED_VOLUME_PLUGINS } from './volume-stats.js';
 export type { MountedVolumeRef, VolumeStatsSourceOptions } from './volume-stats.js';
 export { createHostFs, diskUsage, isNotFound } from './host.js';
 export type { DiskUsage, HostDirEntry, HostFileStat, HostFs, StatfsInfo } from './host.js';

@@ -52,4 +52,84 @@ describe('createVolumeStatsSource', () => {
     expect(await source(newPod({ uid: 'u' }))).toEqual([]);
     expect(logger.records.some((r) => r.msg === 'Failed to measure a volume')).toBe(true);
   });
+
+  // A directory takes 8 blocks in the fake filesystem.
+  describe('caching (volumeStatsAggPeriod)', () => {
+    const base = '/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~empty-dir';
+    // Lets the background measurement (promises on the fake filesystem) finish; no time passes.
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+    };
+    function setup(mounted: Array<{ volumeName: string; path: string }>) {
+      const fs = new FakeHostFs();
+      fs.setStatfs('/var/lib/kubelet', { bsize: 4096, blocks: 1000, bfree: 400, bavail: 300, files: 100, ffree: 60 });
+      fs.setFile(`${base}/cache/data`, 'x', { blocks: 8 });
+      const clock = new FakeClock(Date.UTC(2026, 0, 1));
+      const source = createVolumeStatsSource({
+        host: fs,
+        clock,
+        aggPeriodMs: 60_000,
+        random: () => 0.5, // next measurement 90 s after the last
+        listVolumes: () => mounted.map((v) => ({ ...v, pluginName: 'kubernetes.io/empty-dir' })),
+      });
+      return { fs, clock, source };
+    }
+    const used = (stats: Array<{ name: string; usedBytes?: number }>) => stats.map((v) => [v.name, v.usedBytes]);
+
+    it('measures a new pod on the first request, then returns the cached figures until the jittered period is over', async () => {
+      const { fs, clock, source } = setup([{ volumeName: 'cache', path: `${base}/cache` }]);
+      const pod = newPod({ uid: 'uid-1' });
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
+
+      fs.setFile(`${base}/cache/more`, 'y', { blocks: 1000 });
+      await clock.advance(89_000);
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
+      await settle();
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
+
+      // Due: this request still gets the cached figure and starts du in the background; the next one sees it.
+      await clock.advance(1_000);
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
+      await settle();
+      expect(await source(pod)).toEqual([expect.objectContaining({ name: 'cache', usedBytes: (8 + 8 + 1000) * 512, inodesUsed: 3, time: '2026-01-01T00:01:30.000Z' })]);
+
+      // And not again before another period × 1.5 from that measurement.
+      fs.setFile(`${base}/cache/third`, 'z', { blocks: 8 });
+      await clock.advance(89_000);
+      await source(pod);
+      await settle();
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8 + 1000) * 512]]);
+    });
+
+    it('does not run du for cached volumes at all before the period (no filesystem walk)', async () => {
+      const { fs, clock, source } = setup([{ volumeName: 'cache', path: `${base}/cache` }]);
+      const pod = newPod({ uid: 'uid-1' });
+      await source(pod);
+      // A walk now would fail (and leave the volume out): the cached figure proves none happens.
+      fs.remove(`${base}/cache`);
+      await clock.advance(30_000);
+      await source(pod);
+      await settle();
+      expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
+    });
+
+    it('measures a volume mounted after the pod was first measured right away, and drops an unmounted one', async () => {
+      const mounted = [{ volumeName: 'cache', path: `${base}/cache` }];
+      const { fs, source } = setup(mounted);
+      const pod = newPod({ uid: 'uid-1' });
+      await source(pod);
+      fs.setFile(`${base}/scratch/f`, 'x', { blocks: 16 });
+      mounted.push({ volumeName: 'scratch', path: `${base}/scratch` });
+      expect(used(await source(pod))).toEqual([
+        ['cache', (8 + 8) * 512],
+        ['scratch', (8 + 16) * 512],
+      ]);
+      mounted.shift();
+      expect(used(await source(pod))).toEqual([['scratch', (8 + 16) * 512]]);
+    });
+
+    it('rejects a period that is not positive', () => {
+      expect(() => createVolumeStatsSource({ listVolumes: () => [], aggPeriodMs: 0 })).toThrow(/period must be > 0/);
+    });
+  });
 });

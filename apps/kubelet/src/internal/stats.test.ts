@@ -113,3 +113,79 @@ describe('createKubeletStats', () => {
     }
   });
 });
+
+describe('createKubeletStats volumeStatsAggPeriod', () => {
+  const cacheDir = '/var/lib/kubelet/pods/uid-web/volumes/kubernetes.io~empty-dir/cache';
+  async function wired(volumeStatsAggPeriod: string | undefined, run: (t: { stats: ReturnType<typeof createKubeletStats>; host: ReturnType<typeof newFakeNodeHost>; clock: FakeClock }) => Promise<void>) {
+    const tree = await createFakeCgroupTree({ mode: 'v1', cpus: 2 });
+    try {
+      const clock = new FakeClock(Date.UTC(2026, 0, 1));
+      const cm = createContainerManager({ cgroupRoot: '/', cgroupDriver: 'cgroupfs', fsRoot: tree.fsRoot, fs: tree.fs, machineCapacity: async () => ({ cpuMilli: 2000, memoryBytes: 4 * 2 ** 30 }), clock });
+      await cm.start();
+      const pod = newPod({ name: 'web', uid: 'uid-web', containers: [{ name: 'app' }] });
+      await cm.podCgroups.ensureExists(pod);
+      const cri = createFakeCriClient({ clock });
+      await cri.runtime.runPodSandbox({ config: { metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 }, labels: { 'io.kubernetes.pod.uid': 'uid-web' } } });
+      const host = newFakeNodeHost({ rootDir: '/var/lib/kubelet' });
+      host.setFile(`${cacheDir}/f`, 'x', { blocks: 8 });
+      host.mkdir('/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs').setStatfs('/var/lib/containerd', { blocks: 100 });
+      const stats = createKubeletStats({
+        nodeName: 'n1',
+        rootDir: '/var/lib/kubelet',
+        podLogsDir: '/var/log/pods',
+        enforceNodeAllocatable: [],
+        ...(volumeStatsAggPeriod !== undefined ? { volumeStatsAggPeriod } : {}),
+        cri,
+        containerManager: cm,
+        volumes: { getMountedVolumes: () => [{ volumeName: 'cache', pluginName: 'kubernetes.io/empty-dir', path: cacheDir }] },
+        getPods: () => [pod],
+        host,
+        readPidsCurrent: async () => '1\n',
+        clock,
+        logger: noopLogger,
+      });
+      await run({ stats, host, clock });
+    } finally {
+      await tree.cleanup();
+    }
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+  };
+
+  it('measures volumes again only after the configured period, even for fresh (updateStats) summaries', async () => {
+    await wired('5s', async ({ stats, host, clock }) => {
+      const used = async () => (await stats.get({ updateStats: true })).pods[0]?.volume?.[0]?.usedBytes;
+      expect(await used()).toBe((8 + 8) * 512);
+      host.setFile(`${cacheDir}/big`, 'y', { blocks: 100 });
+      await clock.advance(4_999);
+      await used();
+      await settle();
+      expect(await used()).toBe((8 + 8) * 512);
+      // Jittered: due somewhere in [5 s, 10 s) after the first measurement.
+      await clock.advance(5_001);
+      await used();
+      await settle();
+      expect(await used()).toBe((8 + 8 + 100) * 512);
+    });
+  });
+
+  it('defaults to upstream 1 minute', async () => {
+    await wired(undefined, async ({ stats, host, clock }) => {
+      expect((await stats.get({ updateStats: true })).pods[0]?.volume).toHaveLength(1);
+      host.setFile(`${cacheDir}/big`, 'y', { blocks: 100 });
+      await clock.advance(59_000);
+      await stats.get({ updateStats: true });
+      await settle();
+      expect((await stats.get({ updateStats: true })).pods[0]?.volume?.[0]?.usedBytes).toBe((8 + 8) * 512);
+    });
+  });
+
+  it('reports no volume stats when the period is 0 (as upstream)', async () => {
+    await wired('0s', async ({ stats }) => {
+      const pod = (await stats.get()).pods[0];
+      expect(pod?.podRef.uid).toBe('uid-web');
+      expect(pod?.volume).toBeUndefined();
+    });
+  });
+});

@@ -4,10 +4,11 @@ import type { Pod } from '@kubelet-ts/api';
 import type { ContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
+import { durationMs } from '@kubelet-ts/config';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import { sendJson, sendText } from '@kubelet-ts/server';
 import type { KubeletHttpServer } from '@kubelet-ts/server';
-import { cpuAndMemorySummary, createSummaryProvider, createVolumeStatsSource, DEFAULT_HOUSEKEEPING_INTERVAL_MS } from '@kubelet-ts/stats';
+import { cpuAndMemorySummary, createSummaryProvider, createVolumeStatsSource, DEFAULT_HOUSEKEEPING_INTERVAL_MS, DEFAULT_VOLUME_STATS_AGG_PERIOD_MS } from '@kubelet-ts/stats';
 import type { HostFs, MountedVolumeRef, SummaryProvider } from '@kubelet-ts/stats';
 import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
@@ -17,6 +18,11 @@ export interface KubeletStatsOptions {
   podLogsDir: string;
   /** `enforceNodeAllocatable`: with `pods`, kubepods has a memory limit (the `pods` system container's availableBytes). */
   enforceNodeAllocatable: readonly string[];
+  /**
+   * `volumeStatsAggPeriod` (a config duration, default `1m0s`): how often each pod's volumes are
+   * measured with du; `0s` or negative disables volume stats, as upstream.
+   */
+  volumeStatsAggPeriod?: string;
   cri: { runtime: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox' | 'podSandboxStatus'>; image: Pick<ImageService, 'imageFsInfo'> };
   containerManager: Pick<ContainerManager, 'cgroupManager' | 'podContainerManager' | 'podsRoot' | 'getNodeAllocatable'>;
   volumes: { getMountedVolumes(uid?: string): readonly MountedVolumeRef[] };
@@ -33,10 +39,12 @@ export interface KubeletStatsOptions {
 /**
  * The kubelet's summary provider (upstream: kl.StatsProvider behind the SummaryProvider): node
  * figures from the root cgroup, /proc and statfs of the root dir; pods from CRI, their pod cgroups
- * (cgroup-manager), their log files under podLogsDir and their volumes (volume-manager's mounted volumes).
+ * (cgroup-manager), their log files under podLogsDir and their volumes (volume-manager's mounted volumes,
+ * measured with du at most every volumeStatsAggPeriod, upstream's fsResourceAnalyzer).
  */
 export function createKubeletStats(options: KubeletStatsOptions): SummaryProvider {
   const { containerManager: cm } = options;
+  const volumeStatsAggPeriodMs = options.volumeStatsAggPeriod !== undefined ? durationMs(options.volumeStatsAggPeriod) : DEFAULT_VOLUME_STATS_AGG_PERIOD_MS;
   const readPids = options.readPidsCurrent ?? ((dir: string) => readFile(join(dir, 'pids.current'), 'utf8'));
   return createSummaryProvider({
     nodeName: options.nodeName,
@@ -52,12 +60,17 @@ export function createKubeletStats(options: KubeletStatsOptions): SummaryProvide
       const value = Number((await readPids(dir)).trim());
       return Number.isFinite(value) ? value : undefined;
     },
-    volumeStats: createVolumeStatsSource({
-      listVolumes: (uid) => options.volumes.getMountedVolumes(uid),
-      ...(options.host !== undefined ? { host: options.host } : {}),
-      clock: options.clock,
-      logger: options.logger,
-    }),
+    ...(volumeStatsAggPeriodMs > 0
+      ? {
+          volumeStats: createVolumeStatsSource({
+            listVolumes: (uid) => options.volumes.getMountedVolumes(uid),
+            aggPeriodMs: volumeStatsAggPeriodMs,
+            ...(options.host !== undefined ? { host: options.host } : {}),
+            clock: options.clock,
+            logger: options.logger,
+          }),
+        }
+      : {}),
     async podsCgroupStats() {
       const usage = await cm.cgroupManager.stats(cm.podsRoot);
       const enforced = options.enforceNodeAllocatable.includes('pods') ? cm.getNodeAllocatable()?.enforced.memoryBytes : undefined;
