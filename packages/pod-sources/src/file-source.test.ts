@@ -1,9 +1,10 @@
-import { mkdtemp, mkdir, rm, unlink, writeFile, rename } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, stat, unlink, utimes, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { createFileSource } from './file-source.js';
+import { createFileSource, createFileSourceWithFs, nodeManifestFs } from './file-source.js';
+import type { ManifestFs } from './file-source.js';
 import { eventually, runSource } from './internal/test-helpers.js';
 import type { SourceError, SourceEvent } from './types.js';
 
@@ -215,5 +216,121 @@ describe('createFileSource', () => {
     await eventually(() => (names(run.sets().at(-1)).includes('web-node-a') ? true : undefined), 5000, 'pod from watch');
     await unlink(join(dir, 'web.yaml'));
     await eventually(() => (names(run.sets().at(-1)).length === 0 ? true : undefined), 5000, 'removal from watch');
+  });
+
+  describe('reads only what changed', () => {
+    /** The real file system, recording every stat and manifest read by path. */
+    const countingFs = () => {
+      const reads: string[] = [];
+      const stats: string[] = [];
+      const fs: ManifestFs = {
+        stat: async (p) => {
+          stats.push(p);
+          return nodeManifestFs.stat(p);
+        },
+        readdir: (p) => nodeManifestFs.readdir(p),
+        readManifest: async (file, max) => {
+          reads.push(file);
+          return nodeManifestFs.readManifest(file, max);
+        },
+      };
+      return { fs, reads, stats };
+    };
+    const readsOf = (list: string[], file: string): number => list.filter((f) => f === file).length;
+    /** Writes a file dated a minute ago: a file modified within the last 2 s is not cached yet ("racy" stamp). */
+    const writeOld = async (file: string, text: string, ageMs = 60_000): Promise<void> => {
+      await writeFile(file, text);
+      const when = new Date(Date.now() - ageMs);
+      await utimes(file, when, when);
+    };
+
+    const startCounting = (watch: boolean) => {
+      const counting = countingFs();
+      const clock = new FakeClock();
+      const run = runSource(createFileSourceWithFs({ path: dir, nodeName: 'node-a', clock, watch, checkFrequencyMs: 20_000, watchDebounceMs: 10 }, counting.fs));
+      stops.push(run.stop);
+      const relist = async (): Promise<SourceEvent> => {
+        const before = run.sets().length;
+        await clock.advance(20_000);
+        return eventually(() => run.sets()[before], 5000, 'relist');
+      };
+      return { ...run, ...counting, clock, relist };
+    };
+
+    it('does not read or parse an unchanged file again on relist', async () => {
+      const a = join(dir, 'a.yaml');
+      const b = join(dir, 'b.yaml');
+      await writeOld(a, podYaml('a'));
+      await writeOld(b, podYaml('b'));
+      const src = startCounting(false);
+      expect(names(await eventually(() => src.sets()[0]))).toEqual(['a-node-a', 'b-node-a']);
+      await writeOld(b, podYaml('b', 'nginx:2'), 30_000);
+      expect(names(await src.relist())).toEqual(['a-node-a', 'b-node-a']);
+      expect(names(await src.relist())).toEqual(['a-node-a', 'b-node-a']);
+      expect(readsOf(src.reads, a)).toBe(1);
+      expect(readsOf(src.reads, b)).toBe(2);
+    });
+
+    it('reads a file again when only its mtime changed (same size, same inode)', async () => {
+      const file = join(dir, 'web.yaml');
+      await writeOld(file, podYaml('web', 'nginx:1.25'));
+      const src = startCounting(false);
+      const first = await eventually(() => src.sets()[0]);
+      const before = await stat(file);
+      await writeOld(file, podYaml('web', 'nginx:1.26'), 30_000);
+      const after = await stat(file);
+      expect([after.ino, after.size]).toEqual([before.ino, before.size]);
+      const second = await src.relist();
+      expect(readsOf(src.reads, file)).toBe(2);
+      expect(second.kind === 'set' && second.pods[0]?.spec.containers[0]?.image).toBe('nginx:1.26');
+      expect(second.kind === 'set' && second.pods[0]?.metadata.uid).not.toBe(first.kind === 'set' && first.pods[0]?.metadata.uid);
+    });
+
+    it('does not trust the stamp of a file modified a moment ago (coarse timestamps)', async () => {
+      const file = join(dir, 'web.yaml');
+      await writeFile(file, podYaml('web'));
+      const src = startCounting(false);
+      await eventually(() => src.sets()[0]);
+      await src.relist();
+      expect(readsOf(src.reads, file)).toBe(2);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(file, old, old);
+      await src.relist();
+      await src.relist();
+      expect(readsOf(src.reads, file)).toBe(3);
+    });
+
+    it('handles a watch event for one file without reading or listing the others', async () => {
+      const others = ['a.yaml', 'b.yaml', 'c.yaml'].map((n) => join(dir, n));
+      for (const [i, f] of others.entries()) await writeOld(f, podYaml(`p${i}`));
+      const src = startCounting(true);
+      expect(names(await eventually(() => src.sets()[0]))).toHaveLength(3);
+      const statsBefore = src.stats.length;
+      const readsBefore = src.reads.length;
+      const web = join(dir, 'web.yaml');
+      await writeFile(join(dir, '.web.yaml.tmp'), podYaml('web'));
+      await rename(join(dir, '.web.yaml.tmp'), web);
+      // Real fs events, fake coalescing window: advance the fake clock until the pod shows up.
+      const deadline = Date.now() + 5000;
+      while (!names(src.sets().at(-1)).includes('web-node-a')) {
+        if (Date.now() > deadline) throw new Error('timed out waiting for the pod from the watch');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await src.clock.advance(10);
+      }
+      expect(names(src.sets().at(-1))).toEqual(['p0-node-a', 'p1-node-a', 'p2-node-a', 'web-node-a']);
+      // No periodic relist happened; only web.yaml (and the directory, to check it is the same one) was looked at.
+      expect(src.clock.now() - Date.UTC(2026, 0, 1)).toBeLessThan(20_000);
+      expect(src.reads.slice(readsBefore).every((f) => f === web)).toBe(true);
+      expect(src.stats.slice(statsBefore).filter((p) => others.includes(p))).toEqual([]);
+    });
+  });
+
+  it('parses JSON manifests, falling back to YAML for JSON-looking YAML', async () => {
+    await writeFile(join(dir, 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    // Flow-style YAML that is not JSON (unquoted keys): still accepted through the YAML parser.
+    await writeFile(join(dir, 'b.yaml'), '{apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: "x:1"}]}}\n');
+    const src = start();
+    expect(names(await src.first())).toEqual(['a-node-a', 'b-node-a']);
+    expect(errorsOf(src.events)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-export { createFileSource, DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-source.js';
+export { createFileSource, DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES, DEFAULT_WATCH_DEBOUNCE_MS } from './file-source.js';
 export type { FileSourceOptions } from './file-source.js';
 export { createHttpSource } from './http-source.js';
 export type { HttpSourceOptions, FetchFn } from './http-source.js';

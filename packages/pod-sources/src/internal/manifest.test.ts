@@ -10,6 +10,16 @@ describe('parseManifest', () => {
     expect(parseManifest('{"kind":"Pod","spec":{"containers":[]}}')).toEqual({ ok: true, value: { kind: 'Pod', spec: { containers: [] } } });
   });
 
+  it('reads JSON with JSON.parse and falls back to YAML when it is not JSON', () => {
+    // Not valid JSON (unquoted keys, a comment) but valid YAML flow style.
+    expect(parseManifest('{kind: Pod, mode: 0644} # flow\n', 'a.yaml')).toEqual({ ok: true, value: { kind: 'Pod', mode: 420 } });
+    expect(parseManifest('  {"kind":"Pod"}\n', 'pod.yaml')).toEqual({ ok: true, value: { kind: 'Pod' } });
+    expect(parseManifest('kind: Pod\n', 'misnamed.json')).toEqual({ ok: true, value: { kind: 'Pod' } });
+    expect(parseManifest('null', 'empty.json')).toEqual({ ok: false, path: '', reason: 'empty manifest: expected a Pod object' });
+    const broken = parseManifest('{"kind": "Pod",', 'broken.json');
+    expect(!broken.ok && broken.reason).toMatch(/^invalid YAML: /);
+  });
+
   it('accepts a leading and trailing document marker around one document', () => {
     expect(parseManifest('---\nkind: Pod\n---\n')).toEqual({ ok: true, value: { kind: 'Pod' } });
   });
