@@ -16,7 +16,7 @@ import type { EmitSourceEvent, PodSource, SourceContext, SourceError } from './t
 /** Upstream reads manifests of any size; we cap them (upstream's HTTP limit, maxConfigLength, is 10 MB). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_CHECK_FREQUENCY_MS = 20_000;
-/** Upstream acts on each inotify event at once; a short eventWindow still coalesces a burst of writes. */
+/** Upstream acts on each inotify event at once; a short window still coalesces a burst of writes. */
 export const DEFAULT_WATCH_DEBOUNCE_MS = 10;
 
 export interface FileSourceOptions {
@@ -287,7 +287,7 @@ export function createFileSourceWithFs(options: FileSourceOptions, fs: ManifestF
         // Without a file name (or for the single-file path, where it is as cheap) do a full relist.
         if (name === undefined || isSingleFile || name.includes('/')) fullPending = true;
         else pendingNames.add(name);
-        // A fixed eventWindow from the first event (not reset by later ones): a single write is handled
+        // A fixed window from the first event (not reset by later ones): a single write is handled
         // within `windowMs`, a burst is coalesced into few passes; events arriving while a pass runs
         // are handled right after it.
         if (eventWindow !== undefined) return;
