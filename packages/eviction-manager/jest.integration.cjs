@@ -1,3 +1,0 @@
-const { jestConfig } = require('../../jest.preset.cjs');
-
-module.exports = jestConfig(__dirname, { integration: true });
