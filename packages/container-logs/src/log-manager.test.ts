@@ -207,6 +207,46 @@ describe('rotation', () => {
     expect(await one).toHaveLength(2);
   });
 
+  it('asks ContainerStatus once per container and forgets containers no longer listed', async () => {
+    const a = await setup('a');
+    const b = await setup('b', 'running', a);
+    for (const s of [a, b]) await fs.writeFile(s.logPath, 'small');
+    const m = manager(a);
+    const statusOf = (): string[] => a.runtime.callsOf('containerStatus').map((c) => (c.request as { containerId: string }).containerId);
+    await m.rotateLogs();
+    expect(statusOf().sort()).toEqual([a.containerId, b.containerId].sort());
+
+    // A steady pass: ListContainers and file stats only, yet a grown log is still rotated.
+    await fs.writeFile(a.logPath, 'x'.repeat(100));
+    const [rotated] = await m.rotateLogs();
+    expect(rotated?.rotatedTo).toMatch(STAMP);
+    expect(statusOf()).toHaveLength(2);
+    expect(a.runtime.callsOf('listContainers')).toHaveLength(2);
+    await fs.writeFile(a.logPath, 'small'); // the runtime's new file after the reopen
+
+    // b stops: its entry goes; listed again later, its path is asked for again (a's still is not).
+    a.runtime.setContainerState(b.containerId, 'CONTAINER_EXITED');
+    await m.rotateLogs();
+    a.runtime.setContainerState(b.containerId, 'CONTAINER_RUNNING');
+    await m.rotateLogs();
+    expect(statusOf().slice(2)).toEqual([b.containerId]);
+  });
+
+  it('reopens a log missing under a cached path, and asks for the path again after a failure', async () => {
+    const s = await setup();
+    await fs.writeFile(s.logPath, 'small');
+    const m = manager(s);
+    await m.rotateLogs();
+    await fs.rm(s.logPath);
+    const [failed] = await m.rotateLogs();
+    expect(s.runtime.callsOf('reopenContainerLog')).toHaveLength(1);
+    expect(failed?.error).toBeDefined();
+    expect(s.runtime.callsOf('containerStatus')).toHaveLength(1);
+    await fs.writeFile(s.logPath, 'small');
+    expect(await m.rotateLogs()).toEqual([]);
+    expect(s.runtime.callsOf('containerStatus')).toHaveLength(2);
+  });
+
   it('runs every monitor interval until the signal aborts', async () => {
     const s = await setup();
     await fs.writeFile(s.logPath, '');

@@ -105,6 +105,11 @@ class LogManager implements ContainerLogManager {
   readonly #logger: Logger;
   /** Containers being processed: a container is never rotated by two workers at once. */
   readonly #inFlight = new Set<string>();
+  /**
+   * Log path per container ID, from its first ContainerStatus: a container's log path never changes, so a
+   * steady pass is one ListContainers plus a stat per container. Entries of containers no longer listed are dropped.
+   */
+  readonly #logPaths = new Map<string, string>();
 
   constructor(options: ResolvedOptions) {
     this.#runtime = options.runtime;
@@ -147,6 +152,9 @@ class LogManager implements ContainerLogManager {
     } catch (err) {
       throw ContainerLogsError.from(err, 'RUNTIME', 'failed to list containers');
     }
+    // Forget containers that stopped or are gone: the cache holds only what the next pass may need.
+    const listed = new Set(containers.map((c) => c.id));
+    for (const id of this.#logPaths.keys()) if (!listed.has(id)) this.#logPaths.delete(id);
     // Only running containers: others write nothing more (upstream skips them too).
     const queue = containers.filter((c) => c.state === 'CONTAINER_RUNNING' && !this.#inFlight.has(c.id)).map((c) => c.id);
     for (const id of queue) this.#inFlight.add(id);
@@ -169,6 +177,7 @@ class LogManager implements ContainerLogManager {
 
   async clean(containerId: string): Promise<void> {
     const logPath = await this.#logPath(containerId);
+    this.#logPaths.delete(containerId);
     if (logPath === '') return;
     const files = [logPath, ...(await listRotatedFiles(logPath))];
     for (const f of files) {
@@ -183,9 +192,12 @@ class LogManager implements ContainerLogManager {
   }
 
   async #logPath(containerId: string, signal?: AbortSignal): Promise<string> {
+    const cached = this.#logPaths.get(containerId);
+    if (cached !== undefined) return cached;
     try {
       const response = await this.#runtime.containerStatus({ containerId, verbose: false }, this.#call(signal));
       if (response.status === null) throw new ContainerLogsError('RUNTIME', `container status is nil for ${JSON.stringify(containerId)}`);
+      this.#logPaths.set(containerId, response.status.logPath);
       return response.status.logPath;
     } catch (err) {
       throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(containerId)}`);
@@ -210,6 +222,8 @@ class LogManager implements ContainerLogManager {
       log.info('Rotated container log', { path: logPath, rotatedTo: result.rotatedTo, currentSize: size, maxSize: this.#maxSize });
       return result;
     } catch (err) {
+      // Ask ContainerStatus again next pass, in case the cached path is what went wrong.
+      this.#logPaths.delete(containerId);
       log.error('Failed to rotate log for container', { path: logPath, err: errorMessage(err) });
       return { containerId, logPath, removed: [], compressed: [], error: err };
     }
