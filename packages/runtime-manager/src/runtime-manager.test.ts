@@ -4,10 +4,11 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { createBackoff } from '@kubelet-ts/common';
 import type { Backoff } from '@kubelet-ts/common';
-import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { hashContainer } from './hash.js';
+import { GC_REMOVAL_CONCURRENCY } from './internal/gc.js';
 import { createRuntimeManager } from './runtime-manager.js';
 import type { RuntimeManagerOptions } from './runtime-manager.js';
 import type { ContainerRuntime, RunContainerOptions, RuntimeHelper } from './types.js';
@@ -746,6 +747,74 @@ describe('garbageCollect', () => {
     expect(st.containers).toEqual([]);
     expect(st.sandboxes).toEqual([]);
     await expect(access(path.join(env.logsDir, 'prod_web_uid-1'))).rejects.toThrow();
+  });
+
+  /** Makes `method` of the fake wait until released, counting the calls in flight. */
+  function gate(runtime: FakeRuntimeService, method: 'removeContainer' | 'removePodSandbox') {
+    const original = runtime[method].bind(runtime) as (request: unknown, options?: unknown) => Promise<unknown>;
+    const waiting: Array<() => void> = [];
+    const state = { inFlight: 0, max: 0, waiting };
+    const gated = async (request: unknown, options?: unknown): Promise<unknown> => {
+      state.inFlight++;
+      state.max = Math.max(state.max, state.inFlight);
+      try {
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        return await original(request, options);
+      } finally {
+        state.inFlight--;
+      }
+    };
+    (runtime as unknown as Record<string, unknown>)[method] = gated;
+    return state;
+  }
+
+  /** Lets the GC's file and fake-runtime work run until `count` calls wait on the gate (bounded; no time passes). */
+  async function untilWaiting(g: { waiting: unknown[] }, count: number): Promise<void> {
+    for (let i = 0; i < 5_000 && g.waiting.length < count; i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve)); // nothing more may start
+    expect(g.waiting.length).toBe(count);
+  }
+
+  it('removes deleted pods concurrently, at most 8 at a time, containers before sandboxes, one failure not stopping the rest', async () => {
+    const logger = new RecordingLogger();
+    const env = setup({ logger });
+    const pods = 12;
+    for (let i = 0; i < pods; i++) {
+      const pod = makePod({ containers: [side] }, `uid-${i}`);
+      await sync(env, pod);
+      const r = (await env.manager.getPods(false)).find((p) => p.uid === `uid-${i}`);
+      if (r === undefined) throw new Error(`pod uid-${i} not running`);
+      await env.manager.killPod(pod, r);
+    }
+    const containers = gate(env.runtime, 'removeContainer');
+    const sandboxes = gate(env.runtime, 'removePodSandbox');
+    env.runtime.injectError('removePodSandbox', 'UNAVAILABLE'); // the first sandbox removal fails
+    const gc = env.manager.garbageCollect(policy, true, () => true);
+
+    // Containers: 8 removals start at once, the others wait for a slot; no sandbox is touched meanwhile.
+    await untilWaiting(containers, GC_REMOVAL_CONCURRENCY);
+    expect(containers.inFlight).toBe(GC_REMOVAL_CONCURRENCY);
+    expect(env.runtime.callsOf('stopPodSandbox').length).toBe(pods); // only killPod's
+    for (const release of containers.waiting.splice(0, 3)) release();
+    await untilWaiting(containers, GC_REMOVAL_CONCURRENCY); // the three freed slots are taken by the next three
+    for (const release of containers.waiting.splice(0)) release();
+    await untilWaiting(containers, pods - GC_REMOVAL_CONCURRENCY - 3); // the last one
+    for (const release of containers.waiting.splice(0)) release();
+
+    // Sandboxes: every container is gone first, then 8 at a time again.
+    await untilWaiting(sandboxes, GC_REMOVAL_CONCURRENCY);
+    expect(containers.inFlight).toBe(0);
+    expect(env.runtime.containerIds).toEqual([]);
+    expect(sandboxes.inFlight).toBe(GC_REMOVAL_CONCURRENCY);
+    for (const release of sandboxes.waiting.splice(0)) release();
+    await untilWaiting(sandboxes, pods - GC_REMOVAL_CONCURRENCY);
+    for (const release of sandboxes.waiting.splice(0)) release();
+    await gc;
+
+    expect(containers.max).toBe(GC_REMOVAL_CONCURRENCY);
+    expect(sandboxes.max).toBe(GC_REMOVAL_CONCURRENCY);
+    expect(env.runtime.sandboxIds).toHaveLength(1); // the failed one, retried by the next GC
+    expect(JSON.stringify(logger.records)).toContain('Failed to remove sandbox');
   });
 
   it('removes old not-ready sandboxes without containers, keeping the newest for a live pod', async () => {
