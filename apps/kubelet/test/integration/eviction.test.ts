@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 test('an emptyDir over its sizeLimit gets its pod evicted with the upstream message; a pod within its limit runs on', async () => {
-  const other = await createKubelet('eviction-ed');
+  const other = await createKubelet('eviction-ed', { config: ['volumeStatsAggPeriod: 1s'] });
   try {
     const writer = (mb: number): Array<Record<string, unknown>> => [
       { name: 'c', command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`], volumeMounts: [{ name: 'scratch', mountPath: '/data' }] },
