@@ -129,7 +129,7 @@ const readOnly = await listenIfEnabled(
 );
 // Stats (stats): the Summary API from the root cgroup, /proc, statfs, CRI, pod cgroups, log files and volumes;
 // served on the read-only port's /stats/summary (cached up to 10 s) and read fresh by eviction.
-const stats = createKubeletStats({ nodeName, rootDir: flags.rootDir, podLogsDir: config.podLogsDir, enforceNodeAllocatable: config.enforceNodeAllocatable, cri, containerManager, volumes, getPods: () => lifecycle.getPods(), clock, logger: logger.child({ component: 'stats' }) });
+const stats = createKubeletStats({ nodeName, rootDir: flags.rootDir, podLogsDir: config.podLogsDir, volumeStatsAggPeriod: config.volumeStatsAggPeriod, enforceNodeAllocatable: config.enforceNodeAllocatable, cri, containerManager, volumes, getPods: () => lifecycle.getPods(), clock, logger: logger.child({ component: 'stats' }) });
 serveStatsSummary(readOnly, stats, logger);
 // Eviction (eviction-manager): fresh summaries every 10 s; reclaim through container and image GC, then one pod per
 // cycle through the lifecycle; joins pod admission; the pressure conditions are on the read-only port's /node.
