@@ -3,22 +3,9 @@ import { join } from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
 import { createContainerManager } from './index.js';
 import { createFakeCgroupTree } from './testing/index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '      // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {6}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on a fake cgroup v1 tree', async () => {
@@ -44,7 +31,7 @@ describe('README', () => {
       await cm.podCgroups.destroy(pod.metadata.uid); // after the pod terminated: SIGKILL leftovers, rmdir everywhere
       // README:end
 
-      expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+      expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
       expect(cgroupParent).toBe('/kubepods/burstable/pod1234');
       expect(usage.memoryUsageBytes).toBe(0);
       expect(await tree.exists('cpu', '/kubepods/burstable/pod1234')).toBe(false);

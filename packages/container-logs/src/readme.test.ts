@@ -5,22 +5,9 @@ import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { createContainerLogManager, newLogOptions, readLogs } from './index.js';
 import { numberedLines, writeCriLog } from './testing/index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '      // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {6}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on the fake runtime and a temp dir', async () => {
@@ -57,7 +44,7 @@ describe('README', () => {
       // text === '2026-01-01T00:00:00.003000000Z line 4\n2026-01-01T00:00:00.004000000Z line 5\n'
       // README:end
 
-      expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+      expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
       expect(text).toBe('2026-01-01T00:00:00.003000000Z line 4\n2026-01-01T00:00:00.004000000Z line 5\n');
       controller.abort();
       await rotating;

@@ -5,22 +5,9 @@ import { FakeClock } from '@kubelet-ts/common/testing';
 import { FakeSummaryProvider, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
 import { createEvictionManager } from './index.js';
 import type { KillPodRequest } from './index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '    // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {4}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on fake stats', async () => {
@@ -61,7 +48,7 @@ describe('README', () => {
     const admission = eviction.admit(newPod({ name: 'late' })); // BestEffort under memory pressure: refused
     // README:end
 
-    expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(evicted.map((p) => p.metadata.name)).toEqual(['web']);
     expect(killed[0]?.request.message).toMatch(/^The node was low on resource: memory\. Threshold quantity: 100Mi, available: 50Mi\. /);
     expect(conditions[0]).toMatchObject({ type: 'MemoryPressure', status: 'True', reason: 'KubeletHasInsufficientMemory' });

@@ -4,22 +4,9 @@ import path from 'node:path';
 import { FakeClock } from '@kubelet-ts/common/testing';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import { createImageGC } from './index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '      // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {6}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on the fake CRI', async () => {
@@ -48,7 +35,7 @@ describe('README', () => {
       await imageGc.deleteUnusedImages(); // for eviction: every unused image past minAge, least recently used first
       // README:end
 
-      expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+      expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
       // the old image was first seen 3 min ago (saved by the first manager): removed; the sandbox image kept
       expect(result.usagePercent).toBe(85);
       expect(result.removed.map((r) => r.repoTags)).toEqual([['registry.test/old:1']]);

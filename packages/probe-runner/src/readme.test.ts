@@ -4,22 +4,9 @@ import type { PodStatus } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createCriExecFn, createProbeManager } from './index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '    // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {4}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
@@ -57,7 +44,7 @@ describe('README', () => {
     const started = probes.startup.isStarted('c1', { pod, containerName: 'app' });
     // README:end
 
-    expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect([ready, started]).toEqual([false, true]);
     await clock.advance(1_000);
     expect(probes.readiness.isReady('c1')).toBe(false);

@@ -4,22 +4,9 @@ import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
 import { createHealthzServer, createReadOnlyServer, pingHealthz, sendJson } from './index.js';
 import type { HealthzCheck } from './index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '    // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {4}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
@@ -45,7 +32,7 @@ describe('README', () => {
     await Promise.all([healthz.close(), readOnly.close()]);
     // README:end
 
-    expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(list).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: pods });
   });
 });

@@ -5,22 +5,9 @@ import { FakeClock } from '@kubelet-ts/common/testing';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import { createSummaryProvider } from './index.js';
 import { newFakeNodeHost } from './testing/index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '    // README:' + 'end';
-
-function snippetOf(source: string): string {
-  return source
-    .slice(source.indexOf(BEGIN) + BEGIN.length, source.indexOf(END))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {4}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on a fake node and a fake runtime', async () => {
@@ -50,7 +37,7 @@ describe('README', () => {
     const web = summary.pods.find((p) => p.podRef.name === 'web'); // cpu, memory, containers, ephemeral-storage…
     // README:end
 
-    expect(readme).toContain(snippetOf(readFileSync(__filename, 'utf8')));
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(available).toBe(6 * 1024 ** 3);
     expect(web?.memory?.workingSetBytes).toBe(1e6);
     expect(web?.['ephemeral-storage']?.capacityBytes).toBe(100 * 1024 ** 3);

@@ -7,22 +7,9 @@ import { createCsiPluginRegistry, createDirectoryObjectSource, createPluginWatch
 import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
 import { createSystemMounter } from './mounter.js';
 import { createFakeCsiNodeServer, createFakeRegistrationServer } from './testing/index.js';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-
-// Built from parts so that the markers occur only once in this file.
-const BEGIN = '// README:' + 'begin';
-const END = '      // README:' + 'end';
-
-function snippetOf(source: string, begin = BEGIN, end = END): string {
-  return source
-    .slice(source.indexOf(begin) + begin.length, source.indexOf(end))
-    .replace(/^\n/, '')
-    .split('\n')
-    .map((line) => line.replace(/^ {6}/, ''))
-    .join('\n')
-    .trimEnd();
-}
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
@@ -58,7 +45,7 @@ describe('README', () => {
       expect(mounts).toEqual([{ containerPath: '/etc/app', hostPath: join(rootDir, 'pods/readme/volumes/kubernetes.io~configmap/config'), readOnly: true }]);
       expect(await mountsUnder(rootDir)).toEqual([]);
       const block = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(snippetOf(readFileSync(__filename, 'utf8')));
+      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(readmeSnippet(readFileSync(__filename, 'utf8')));
     } finally {
       await tmp.cleanup();
     }
@@ -88,7 +75,7 @@ describe('README', () => {
       expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: join(tmp.path, 'csi.sock') });
       expect(volumes.getMountedVolumes()).toEqual([]);
       const block = /### Plugin registration\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(snippetOf(readFileSync(__filename, 'utf8'), '// REG:' + 'begin', '      // REG:' + 'end'));
+      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(readmeSnippet(readFileSync(__filename, 'utf8'), { begin: '// REG:' + 'begin', end: '// REG:' + 'end' }));
     } finally {
       controller.abort();
       await registration.stop();
