@@ -27,7 +27,10 @@ test('on containerd: the sandbox image and real disk usage are read; an image in
   // The registry copy of http-echo has its own image ID (not the imported base image's).
   const ref = `${runtimeEnv('KUBELET_TS_REGISTRY')}/kubelet-ts/http-echo:test`;
   const hadIt = (await cri.image.imageStatus({ image: { image: ref } })).image !== null;
-  await cri.image.removeImage({ image: { image: ref } }, { ignoreNotFound: true });
+  // Another suite may have left this image behind without names (only its ID reference): learn the ID
+  // with a pull, then remove it by ID so that the test starts without it.
+  const { imageRef: knownId } = await cri.image.pullImage({ image: { image: ref } });
+  await cri.image.removeImage({ image: { image: knownId } }, { ignoreNotFound: true });
   cleanup.add(async () => {
     if (hadIt) await cri.image.pullImage({ image: { image: ref } });
   });
