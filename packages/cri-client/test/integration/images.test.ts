@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CriClient } from '../../src/index.js';
-import { Cleanup, env, newClient } from './helpers.js';
+import { Cleanup, env, newClient, waitFor } from './helpers.js';
 
 // The registry images share their image ID with the imported localhost/kubelet-ts/* images, and CRI RemoveImage
 // removes every tag of an image ID: removing a pulled registry tag through CRI would also delete the shared test
@@ -152,10 +152,18 @@ describe('CRI v1 against the real containerd: images', () => {
   });
 
   it('reports the image filesystem usage', async () => {
-    const info = await client.image.imageFsInfo({});
-    const fsInfo = info.imageFilesystems[0];
-    expect(fsInfo?.fsId?.mountpoint).toContain(env('KUBELET_TS_RUNTIME_DIR'));
-    expect(Number(fsInfo?.usedBytes?.value ?? '0')).toBeGreaterThan(0);
-    expect(BigInt(fsInfo?.timestamp ?? '0')).toBeGreaterThan(0n);
+    // containerd measures snapshotter usage in the background (every 10 s): a fresh containerd reports 0 at first.
+    const fsInfo = await waitFor(
+      'a measured image filesystem',
+      async () => {
+        const first = (await client.image.imageFsInfo({})).imageFilesystems[0];
+        return Number(first?.usedBytes?.value ?? '0') > 0 ? first : undefined;
+      },
+      30_000,
+      500,
+    );
+    expect(fsInfo.fsId?.mountpoint).toContain(env('KUBELET_TS_RUNTIME_DIR'));
+    expect(Number(fsInfo.usedBytes?.value ?? '0')).toBeGreaterThan(0);
+    expect(BigInt(fsInfo.timestamp ?? '0')).toBeGreaterThan(0n);
   });
 });
