@@ -255,6 +255,27 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.callsOf('garbageCollect')[1]?.allSourcesReady).toBe(true);
   });
 
+  it('runs GC once more when a pass is asked for while one is running (pods forgotten meanwhile are not left for the next period)', async () => {
+    const h = start();
+    const original = h.runtime.garbageCollect.bind(h.runtime);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    h.runtime.garbageCollect = async (...args: Parameters<FakeContainerRuntime['garbageCollect']>) => {
+      calls += 1;
+      if (calls === 1) await gate;
+      return original(...args);
+    };
+    await h.clock.advance(60_000); // the periodic pass starts and hangs
+    await h.clock.advance(60_000); // asked again while it runs
+    expect(calls).toBe(1);
+    release();
+    await h.clock.advance(1);
+    expect(calls).toBe(2);
+    await h.clock.advance(1_000);
+    expect(calls).toBe(2); // once, not in a loop
+  });
+
   it('notifies status listeners on changes only', async () => {
     const h = start();
     const pod = makePod();

@@ -177,6 +177,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   let loopEntryTime: number | undefined;
   let housekeepingRunning: Promise<void> | undefined;
   let gcRunning = false;
+  let gcRequestedAgain = false;
   let started = false;
 
   const pleg =
@@ -575,12 +576,22 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   };
 
   const garbageCollect = async (): Promise<void> => {
-    if (gcRunning) return;
+    // A pass asked for while one runs is not dropped: pods forgotten meanwhile would otherwise keep
+    // their sandboxes until the next GC period (seen when 110 pods were deleted at once).
+    if (gcRunning) {
+      gcRequestedAgain = true;
+      return;
+    }
     gcRunning = true;
     try {
-      await runtime.garbageCollect(gcPolicy, sourcesReady, isPodDeleted);
-    } catch (err) {
-      logger.error('Container garbage collection failed', { err: errorMessage(err) });
+      do {
+        gcRequestedAgain = false;
+        try {
+          await runtime.garbageCollect(gcPolicy, sourcesReady, isPodDeleted);
+        } catch (err) {
+          logger.error('Container garbage collection failed', { err: errorMessage(err) });
+        }
+      } while (gcRequestedAgain);
     } finally {
       gcRunning = false;
     }
