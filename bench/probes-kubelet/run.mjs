@@ -19,6 +19,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOCK_DIR, acquireLock, lockHeld, releaseLock } from '../lib/lock.mjs';
+import { cpuMs, machineCpu, processCpuSnapshot, rssMiB, shimPids, topProcesses } from '../lib/proc.mjs';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KUBELET_MAIN = path.join(REPO_ROOT, 'apps/kubelet/dist/main.js');
@@ -62,134 +64,6 @@ const env = (name) => {
   return value;
 };
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
-
-// Same protocol as scripts/jest-integration-setup.cjs: mkdir is the atomic step, `pid` names the holder.
-const LOCK_DIR = path.join(path.dirname(RUNTIME_DIR), `${path.basename(RUNTIME_DIR)}.it-lock`);
-let lockHeld = false;
-async function acquireLock(timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let announced = false;
-  for (;;) {
-    try {
-      fs.mkdirSync(LOCK_DIR);
-      fs.writeFileSync(path.join(LOCK_DIR, 'pid'), String(process.pid));
-      lockHeld = true;
-      return;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(fs.readFileSync(path.join(LOCK_DIR, 'pid'), 'utf8'));
-    } catch {
-      // being written or removed right now
-    }
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) {
-      fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`pid ${holder} holds ${LOCK_DIR} for too long`);
-    if (!announced) {
-      log(`waiting for pid ${holder} to finish with the shared runtime (${LOCK_DIR})`);
-      announced = true;
-    }
-    await sleep(500);
-  }
-}
-function releaseLock() {
-  if (!lockHeld) return;
-  lockHeld = false;
-  try {
-    if (fs.readFileSync(path.join(LOCK_DIR, 'pid'), 'utf8').trim() === String(process.pid)) fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-  } catch {
-    // already gone
-  }
-}
-
-// ---------------------------------------------------------------- /proc readers
-
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-/** utime + stime of a process (+ cutime + cstime of its reaped children), in ms; undefined when it is gone. */
-function cpuMs(pid, withChildren = false) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields 14–17 of proc(5): utime, stime, cutime, cstime
-    const ticks = Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
-    return (ticks * 1000) / CLK_TCK;
-  } catch {
-    return undefined;
-  }
-}
-/** Every process's CPU (own + reaped children, ms) and a short name, to say what else used the machine. */
-function processCpuSnapshot() {
-  const snapshot = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const ms = cpuMs(entry, true);
-    if (ms === undefined) continue;
-    let name;
-    try {
-      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      const exe = path.basename(argv[0] ?? '');
-      const script = exe === 'node' || exe.startsWith('node') ? argv.slice(1).find((a) => !a.startsWith('-')) : undefined;
-      name = script ? `node ${script.replace(`${REPO_ROOT}/`, '')}` : exe || `[${entry}]`;
-    } catch {
-      continue;
-    }
-    snapshot.set(entry, { name, ms });
-  }
-  return snapshot;
-}
-/** CPU per process name between two snapshots (a process born in between counts from zero), % of one core. */
-function topProcesses(before, after, windowMs, n) {
-  const byName = new Map();
-  for (const [pid, { name, ms }] of after) {
-    const delta = ms - (before.get(pid)?.ms ?? 0);
-    if (delta > 0) byName.set(name, (byName.get(name) ?? 0) + delta);
-  }
-  return [...byName.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(([name, ms]) => ({ name, cpuPercentOfOneCore: round((ms / windowMs) * 100) }));
-}
-function rssMiB(pid) {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-/** Busy and total jiffies of the whole machine (/proc/stat). */
-function machineCpu() {
-  const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  const total = values.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-/** PIDs of the runc shims serving our containerd. */
-function shimPids(socket) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes('containerd-shim') && cmdline.includes(socket)) pids.push(Number(entry));
-    } catch {
-      // exited
-    }
-  }
-  return pids;
-}
 const sumCpu = (pids) => pids.reduce((a, pid) => a + (cpuMs(pid, true) ?? 0), 0);
 
 // ---------------------------------------------------------------- statistics
@@ -474,7 +348,7 @@ async function cleanup() {
   cleanedUp = true;
   try {
     await stopKubelet();
-    if (lockHeld) {
+    if (lockHeld()) {
       cri ??= createCriClient({ endpoint });
       const sandboxes = await cri.runtime.listPodSandbox({});
       const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
