@@ -7,6 +7,7 @@
 // parallel local runs wait their turn instead of failing.
 const fs = require('node:fs');
 const path = require('node:path');
+const { acquireRuntimeLock, runtimeLockDir } = require('./runtime-lock.cjs');
 
 function loadEnv(dir) {
   const envFile = path.join(dir, 'env');
@@ -14,45 +15,6 @@ function loadEnv(dir) {
   for (const line of fs.readFileSync(envFile, 'utf8').split('\n')) {
     const match = /^(?:export\s+)?(KUBELET_TS_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
     if (match) process.env[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
-  }
-}
-
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
-
-async function acquireLock(lockDir, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let announced = false;
-  for (;;) {
-    try {
-      fs.mkdirSync(lockDir);
-      fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
-      return;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8'));
-    } catch {
-      // being written or removed right now
-    }
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) {
-      fs.rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`another integration run (pid ${holder}) holds ${lockDir} for too long`);
-    if (!announced) {
-      process.stderr.write(`integration tests: waiting for the run of pid ${holder} to finish with the shared runtime\n`);
-      announced = true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
@@ -68,7 +30,9 @@ module.exports = async function integrationSetup() {
         '). Start it as root with: bash scripts/test-runtime.sh up',
     );
   }
-  const lockDir = path.join(path.dirname(dir), `${path.basename(dir)}.it-lock`);
-  await acquireLock(lockDir, 30 * 60_000);
+  const lockDir = runtimeLockDir(dir);
+  await acquireRuntimeLock(lockDir, 30 * 60_000, (holder) =>
+    process.stderr.write(`integration tests: waiting for the run of pid ${holder} to finish with the shared runtime\n`),
+  );
   process.env.KUBELET_TS_IT_LOCK = lockDir;
 };

@@ -1,13 +1,7 @@
 // Releases the shared-runtime lock taken by jest-integration-setup.cjs.
-const fs = require('node:fs');
-const path = require('node:path');
+const { releaseRuntimeLock } = require('./runtime-lock.cjs');
 
 module.exports = async function integrationTeardown() {
   const lockDir = process.env.KUBELET_TS_IT_LOCK;
-  if (!lockDir) return;
-  try {
-    if (fs.readFileSync(path.join(lockDir, 'pid'), 'utf8') === String(process.pid)) fs.rmSync(lockDir, { recursive: true, force: true });
-  } catch {
-    // already gone
-  }
+  if (lockDir) releaseRuntimeLock(lockDir);
 };
