@@ -4,7 +4,7 @@
  */
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import { systemClock } from '@kubelet-ts/common';
-import { durationMs, summarizeConfiguration } from '@kubelet-ts/config';
+import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import { createPodConfig } from '@kubelet-ts/pod-sources';
@@ -95,6 +95,8 @@ const runtime = createRuntimeManager({
   serializeImagePulls: config.serializeImagePulls,
   ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
   cpuCfsQuota: config.cpuCFSQuota,
+  // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
+  maxParallelStarts: effectiveMaxParallelStarts(flags),
   clock,
   logger: logger.child({ component: 'kuberuntime' }),
 });

@@ -52,6 +52,7 @@ export type KubeletFlagField =
   | 'maxContainerCount'
   | 'staticObjectDir'
   | 'evictStaticPods'
+  | 'maxParallelStarts'
   | 'version'
   | 'help';
 
@@ -103,6 +104,7 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
   // kubelet-ts extensions (no upstream equivalent; see the config README).
   f('static-object-dir', 'string', 'staticObjectDir', 'kubelet-ts: directory of ConfigMap and Secret manifests that static pods may reference (standalone mode).'),
   f('evict-static-pods', 'bool', 'evictStaticPods', 'kubelet-ts: let node-pressure eviction act on static pods that are not critical by priority (upstream never evicts static pods).'),
+  f('max-parallel-starts', 'int32', 'maxParallelStarts', 'kubelet-ts: the most pod sandbox creations and container starts in the runtime at once (default: twice the CPU count; 0: unlimited, as upstream).'),
   f('version', 'version', 'version', 'Print version information and quit (--version=raw for more).'),
   { name: 'help', short: 'h', kind: 'bool', target: { flag: 'help' }, usage: 'Help for kubelet.' },
 ];

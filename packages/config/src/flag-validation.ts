@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { ConfigIssue } from './errors.js';
 import type { KubeletFlags } from './flags.js';
 
@@ -70,5 +71,23 @@ export function validateKubeletFlags(flags: KubeletFlags): ConfigIssue[] {
       issues.push({ source: 'flag --node-ip', path: '', reason: 'at most two addresses, one IPv4 and one IPv6 (dual-stack), may be given' });
     }
   }
+  if (flags.maxParallelStarts !== undefined && flags.maxParallelStarts < 0) {
+    issues.push({ source: 'flag --max-parallel-starts', path: '', reason: `must be 0 (unlimited) or more, got ${String(flags.maxParallelStarts)}` });
+  }
   return issues;
+}
+
+/**
+ * The default of --max-parallel-starts: twice the CPU count. On a 2-core node, 110 pods written at once
+ * ran in 55 s with 4 starts at a time against 69 s with all at once (bench/density): past a few, concurrent
+ * sandbox creations only compete for the CPU the runtime, its shims and CNI need.
+ */
+export function defaultMaxParallelStarts(cpus: number = availableParallelism()): number {
+  return Math.max(2, 2 * cpus);
+}
+
+/** --max-parallel-starts as the runtime manager takes it: a positive limit, or undefined for unlimited. */
+export function effectiveMaxParallelStarts(flags: Pick<KubeletFlags, 'maxParallelStarts'>, cpus?: number): number | undefined {
+  const value = flags.maxParallelStarts ?? defaultMaxParallelStarts(cpus);
+  return value > 0 ? value : undefined;
 }

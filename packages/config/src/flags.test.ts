@@ -1,6 +1,6 @@
 import { parseKubeletArgs } from './flags.js';
 import { CONFIG_FLAG_DEPRECATION } from './flag-table.js';
-import { validateKubeletFlags } from './flag-validation.js';
+import { effectiveMaxParallelStarts, validateKubeletFlags } from './flag-validation.js';
 
 describe('parseKubeletArgs (pflag forms)', () => {
   it('accepts --name=value and --name value', () => {
@@ -163,5 +163,18 @@ describe('kubelet-ts extension flags', () => {
     expect(a.errors).toEqual([]);
     expect(a.flags.staticObjectDir).toBe('/etc/kubelet-ts/objects');
     expect(a.flags.evictStaticPods).toBe(true);
+  });
+
+  it('parses --max-parallel-starts: twice the CPUs by default, 0 for unlimited, negative refused', () => {
+    expect(parseKubeletArgs([]).flags.maxParallelStarts).toBeUndefined();
+    expect(effectiveMaxParallelStarts({}, 2)).toBe(4);
+    expect(effectiveMaxParallelStarts({}, 1)).toBe(2);
+    const set = parseKubeletArgs(['--max-parallel-starts=3']);
+    expect(set.errors).toEqual([]);
+    expect(effectiveMaxParallelStarts(set.flags, 8)).toBe(3);
+    expect(effectiveMaxParallelStarts(parseKubeletArgs(['--max-parallel-starts', '0']).flags, 8)).toBeUndefined();
+    expect(validateKubeletFlags(parseKubeletArgs(['--max-parallel-starts=-1']).flags)).toEqual([
+      { source: 'flag --max-parallel-starts', path: '', reason: 'must be 0 (unlimited) or more, got -1' },
+    ]);
   });
 });

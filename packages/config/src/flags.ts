@@ -38,6 +38,11 @@ export interface KubeletFlags {
   staticObjectDir?: string;
   /** kubelet-ts --evict-static-pods: static pods not critical by priority may be evicted (default false, as upstream). */
   evictStaticPods: boolean;
+  /**
+   * kubelet-ts --max-parallel-starts: the most pod sandbox creations and container starts in the runtime
+   * at once; 0 means unlimited (upstream). Absent: `defaultMaxParallelStarts()`.
+   */
+  maxParallelStarts?: number;
   /** --version: `true`, or `'raw'` for --version=raw. */
   version: boolean | 'raw';
   /** --help / -h */

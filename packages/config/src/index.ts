@@ -1,7 +1,7 @@
 export { loadKubeletConfiguration } from './load.js';
 export type { LoadKubeletConfigurationOptions, LoadKubeletConfigurationResult, ConfigSources } from './load.js';
 export { parseKubeletArgs, kubeletFlagUsage } from './flags.js';
-export { validateKubeletFlags } from './flag-validation.js';
+export { defaultMaxParallelStarts, effectiveMaxParallelStarts, validateKubeletFlags } from './flag-validation.js';
 export type { KubeletFlags, ParsedKubeletArgs } from './flags.js';
 export { KUBELET_FLAGS, KUBELET_CLI_FLAGS, KUBELET_CONFIG_FLAGS, CONFIG_FLAG_DEPRECATION } from './flag-table.js';
 export type { FlagSpec, FlagKind, KubeletFlagField } from './flag-table.js';

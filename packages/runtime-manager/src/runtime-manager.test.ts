@@ -837,3 +837,53 @@ describe('garbageCollect', () => {
     await access(path.join(env.logsDir, 'prod_web_uid-1'));
   });
 });
+
+describe('maxParallelStarts (kubelet-ts)', () => {
+  /** Waits, without the fake clock, until the syncs in flight have made `count` calls of `method`. */
+  async function untilCalls(env: Env, method: Parameters<FakeRuntimeService['callsOf']>[0], count: number): Promise<void> {
+    for (let i = 0; i < 2000 && env.runtime.callsOf(method).length < count; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(env.runtime.callsOf(method)).toHaveLength(count);
+  }
+  const onePod = (uid: string): Pod => makePod({ containers: [side] }, uid);
+
+  it('bounds RunPodSandbox and CreateContainer+StartContainer together, container starts first', async () => {
+    const env = setup({ maxParallelStarts: 1 });
+    env.runtime.setDelay('runPodSandbox', 1000);
+    const syncs = ['a', 'b', 'c'].map((uid) => sync(env, onePod(uid)));
+    await untilCalls(env, 'runPodSandbox', 1);
+    // One slot: b and c wait while a's sandbox is being created.
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(env.runtime.callsOf('runPodSandbox')).toHaveLength(1);
+    await env.clock.advance(1000);
+    await untilCalls(env, 'runPodSandbox', 2);
+    // a's container start queues behind b's sandbox, then goes before c's sandbox.
+    await env.clock.advance(1000);
+    await untilCalls(env, 'createContainer', 1);
+    await untilCalls(env, 'runPodSandbox', 3);
+    const order = env.runtime.methodsCalled.filter((m) => m === 'runPodSandbox' || m === 'createContainer' || m === 'startContainer');
+    expect(order.slice(0, 5)).toEqual(['runPodSandbox', 'runPodSandbox', 'createContainer', 'startContainer', 'runPodSandbox']);
+    await env.clock.advance(1000);
+    const results = await Promise.all(syncs);
+    expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
+    expect(env.runtime.callsOf('startContainer')).toHaveLength(3);
+  });
+
+  it('is unlimited by default, as upstream', async () => {
+    const env = setup();
+    env.runtime.setDelay('runPodSandbox', 1000);
+    const syncs = ['a', 'b', 'c'].map((uid) => sync(env, onePod(uid)));
+    await untilCalls(env, 'runPodSandbox', 3);
+    await env.clock.advance(1000);
+    await Promise.all(syncs);
+    expect(env.runtime.callsOf('startContainer')).toHaveLength(3);
+  });
+
+  it('releases the slot when a start fails', async () => {
+    const env = setup({ maxParallelStarts: 1 });
+    env.runtime.injectError('createContainer', 'INTERNAL');
+    const first = await sync(env, onePod('a'));
+    expect(first.results.find((r) => r.action === 'StartContainer')?.reason).toBe('CreateContainerError');
+    const second = await sync(env, onePod('b'));
+    expect(second.error).toBeUndefined();
+  });
+});

@@ -27,6 +27,7 @@ import type { ImageUser } from './internal/config.js';
 import { formatGoDuration } from './internal/go-duration.js';
 import { formatPod, runLifecycleHandler } from './internal/lifecycle.js';
 import { MAX_TERMINATION_MESSAGE_BYTES, readFileHead, readLastLogLines } from './internal/logs.js';
+import { Semaphore } from './internal/semaphore.js';
 import { KUBERNETES_POD_UID_LABEL, decodeContainerAnnotations, decodeContainerLabels, decodeSandboxLabels } from './labels.js';
 import type {
   ContainerGCPolicy,
@@ -75,6 +76,13 @@ export interface RuntimeManagerOptions {
   cpuCfsQuota?: boolean;
   /** Timeout of one httpGet lifecycle hook request (default 10 s). */
   httpHookTimeoutMs?: number;
+  /**
+   * The most pod starts in the runtime at once (kubelet-ts): RunPodSandbox calls, and
+   * CreateContainer + StartContainer pairs, counted together; container starts go before queued
+   * sandboxes so started pods finish first. Image pulls and hooks are outside the limit.
+   * Default unlimited, as upstream.
+   */
+  maxParallelStarts?: number;
 }
 
 type FailedResult = SyncResult & { reason: string; message: string };
@@ -97,6 +105,11 @@ function retryAfter(results: SyncResult[]): number | undefined {
   const failures = results.filter((r) => r.reason !== undefined);
   if (failures.length === 0 || failures.some((r) => r.retryAfterMs === undefined)) return undefined;
   return Math.min(...failures.map((r) => r.retryAfterMs as number));
+}
+
+/** The start limit: a positive integer, else unlimited. */
+function startLimit(max: number | undefined): number {
+  return max !== undefined && Number.isInteger(max) && max > 0 ? max : Infinity;
 }
 
 /** CRI message without the client's "Method: CODE:" prefix, as upstream shows grpc status messages. */
@@ -204,6 +217,7 @@ class RuntimeManager implements ContainerRuntime {
   readonly #memoryCapacityBytes: number;
   readonly #cpuCfsQuota: boolean;
   readonly #httpHookTimeoutMs: number;
+  readonly #starts: Semaphore;
 
   constructor(options: RuntimeManagerOptions) {
     this.#runtime = options.runtimeService;
@@ -217,6 +231,7 @@ class RuntimeManager implements ContainerRuntime {
     this.#memoryCapacityBytes = options.memoryCapacityBytes ?? os.totalmem();
     this.#cpuCfsQuota = options.cpuCfsQuota ?? true;
     this.#httpHookTimeoutMs = options.httpHookTimeoutMs ?? 10_000;
+    this.#starts = new Semaphore(startLimit(options.maxParallelStarts));
     this.#puller =
       options.imagePuller ??
       createImagePuller({
@@ -518,10 +533,12 @@ class RuntimeManager implements ContainerRuntime {
   async #createPodSandbox(pod: Pod, attempt: number): Promise<string> {
     const config = await this.#sandboxConfig(pod, attempt);
     await mkdir(config.logDirectory ?? '', { recursive: true, mode: 0o755 });
-    const response = await this.#runtime.runPodSandbox({
-      config,
-      ...(this.#runtimeHandler === undefined ? {} : { runtimeHandler: this.#runtimeHandler }),
-    });
+    const response = await this.#starts.run(() =>
+      this.#runtime.runPodSandbox({
+        config,
+        ...(this.#runtimeHandler === undefined ? {} : { runtimeHandler: this.#runtimeHandler }),
+      }),
+    );
     return response.podSandboxId;
   }
 
@@ -588,17 +605,20 @@ class RuntimeManager implements ContainerRuntime {
       throw new StartFailure(Reason.CreateContainerConfigError, errorMessage(err), { cause: err });
     }
 
-    let containerId: string;
-    try {
-      containerId = (await this.#runtime.createContainer({ podSandboxId: sandboxId, config, sandboxConfig })).containerId;
-    } catch (err) {
-      throw new StartFailure(Reason.CreateContainerError, criMessage(err), { cause: err });
-    }
-    try {
-      await this.#runtime.startContainer({ containerId });
-    } catch (err) {
-      throw new StartFailure(Reason.RunContainerError, criMessage(err), { cause: err });
-    }
+    const containerId = await this.#starts.run(async () => {
+      let id: string;
+      try {
+        id = (await this.#runtime.createContainer({ podSandboxId: sandboxId, config, sandboxConfig })).containerId;
+      } catch (err) {
+        throw new StartFailure(Reason.CreateContainerError, criMessage(err), { cause: err });
+      }
+      try {
+        await this.#runtime.startContainer({ containerId: id });
+      } catch (err) {
+        throw new StartFailure(Reason.RunContainerError, criMessage(err), { cause: err });
+      }
+      return id;
+    }, 'high');
 
     const postStart = container.lifecycle?.postStart;
     if (postStart !== undefined) {
