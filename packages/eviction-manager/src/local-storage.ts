@@ -30,6 +30,12 @@ export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedIma
   return undefined;
 }
 
+/** Whether {@link localStorageViolation} can find anything for the pod: an emptyDir sizeLimit or an ephemeral-storage limit. */
+export function hasLocalStorageLimits(pod: Pod): boolean {
+  if ((pod.spec.volumes ?? []).some((v) => (v as { emptyDir?: { sizeLimit?: unknown } }).emptyDir?.sizeLimit !== undefined)) return true;
+  return podLimit(pod, 'ephemeral-storage') !== undefined;
+}
+
 function quantity(value: string | number): number {
   return typeof value === 'number' ? value : parseQuantitySafe(value);
 }

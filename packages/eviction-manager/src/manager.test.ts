@@ -351,11 +351,28 @@ describe('local storage limits', () => {
     ]);
   });
 
+  it('asks for the node and the pods with local-storage limits only, and for every pod once it must rank', async () => {
+    const limited = newPod({ name: 'ed', uid: 'uid-ed', containers: [{ name: 'app' }], spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }] } as Pod['spec'] });
+    const initLimited = newPod({ name: 'il', uid: 'uid-il', containers: [{ name: 'app' }], spec: { initContainers: [{ name: 'init', image: 'busybox', resources: { limits: { 'ephemeral-storage': '1Gi' } } }] } as Partial<Pod['spec']> as Pod['spec'] });
+    const plain = [pod('a'), pod('b', { memRequest: '10Mi' })];
+    const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, [limited, initLimited, ...plain]);
+    s.set({ pods: [stats('ed'), stats('il'), stats('a'), stats('b')] });
+    expect(await s.manager.synchronize()).toEqual([]);
+    expect(s.provider.calls).toEqual([{ updateStats: true, podUIDs: ['uid-ed', 'uid-il'] }]);
+
+    s.set({ memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi }, pods: [stats('ed'), stats('il'), stats('a', { memoryWorkingSetBytes: 5 * Mi }), stats('b', { memoryWorkingSetBytes: 50 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 50 * Mi }] })] });
+    const evicted = await s.manager.synchronize();
+    // Ranked with every pod's figures: b is 40Mi over its request.
+    expect(evicted.map((p) => p.metadata.name)).toEqual(['b']);
+    expect(s.provider.calls.slice(1)).toEqual([{ updateStats: true, podUIDs: ['uid-ed', 'uid-il'] }, { updateStats: true }]);
+  });
+
   it('is off with localStorageCapacityIsolation: false', async () => {
     const p = newPod({ name: 'ed', uid: 'uid-ed', containers: [{ name: 'app' }], spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] } as Pod['spec'] });
     const s = setup({}, [p], { localStorageCapacityIsolation: false });
     s.set({ pods: [stats('ed', { volumes: [{ name: 'scratch', usedBytes: 2 * Mi }] })] });
     expect(await s.manager.synchronize()).toEqual([]);
+    expect(s.provider.calls).toEqual([{ updateStats: true, podUIDs: [] }]);
   });
 });
 

@@ -34,6 +34,7 @@ export type {
   RlimitStats,
   RuntimeStats,
   Summary,
+  SummaryOptions,
   SummaryProvider,
   VolumeStats,
 } from './types.js';

@@ -324,6 +324,28 @@ describe('pods', () => {
     expect(summary.pods[0]?.containers.map((c) => c.name)).toEqual(['app']);
   });
 
+  it('measures only the pods asked for with podUIDs, lists nothing from the runtime for none, and never caches a subset', async () => {
+    const h = harness();
+    await runPod(h, webPod());
+    await runPod(h, newPod({ name: 'db', namespace: 'prod', uid: 'uid-db', containers: [{ name: 'pg' }] }));
+    const provider = createSummaryProvider(h.options);
+    const runtimeLists = (): number => h.cri.runtime.calls.filter((c) => c.method === 'listContainerStats' || c.method === 'listPodSandbox').length;
+
+    const one = await provider.get({ updateStats: true, podUIDs: new Set(['uid-db']) });
+    expect(one.pods.map((p) => p.podRef.name)).toEqual(['db']);
+    expect(one.node.memory?.workingSetBytes).toBeGreaterThan(0);
+    expect(runtimeLists()).toBe(2);
+
+    const none = await provider.get({ updateStats: true, podUIDs: new Set() });
+    expect(none.pods).toEqual([]);
+    expect(none.node.fs?.capacityBytes).toBeGreaterThan(0);
+    expect(runtimeLists()).toBe(2);
+
+    // Neither subset was cached: a plain get collects every pod.
+    expect((await provider.get()).pods.map((p) => p.podRef.name).sort()).toEqual(['db', 'web']);
+    expect(runtimeLists()).toBe(4);
+  });
+
   it('takes pod CPU and memory from the pod cgroup (available = the summed limits − working set) and the process count from its pids', async () => {
     const usage: CgroupUsage = { cpuUsageNanoseconds: 9_000, memoryUsageBytes: 80 * 1024 * 1024, memoryWorkingSetBytes: 60 * 1024 * 1024 };
     const seen: string[] = [];

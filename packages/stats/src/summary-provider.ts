@@ -11,7 +11,7 @@ import { nanosToMs } from './internal/parse.js';
 import { containerMemoryLimit, ephemeralVolumeNames, podMemoryLimit } from './internal/pod-limits.js';
 import type { CgroupMode, NodeStatsPaths } from './node-stats.js';
 import { detectCgroupMode, fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNetworkStats, readNodeCpuNs, readRlimit, readRootMemory } from './node-stats.js';
-import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RuntimeStats, Summary, SummaryProvider, VolumeStats } from './types.js';
+import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, NodeStats, PodStats, RuntimeStats, Summary, SummaryOptions, SummaryProvider, VolumeStats } from './types.js';
 
 /** Cumulative CPU and memory of a cgroup: structurally cgroup-manager's CgroupStats. */
 export interface CgroupUsage {
@@ -68,6 +68,10 @@ interface RuntimeSnapshot {
   containersByUid: Map<string, Container[]>;
   statsById: Map<string, CriContainerStats>;
 }
+
+const EMPTY_SNAPSHOT: RuntimeSnapshot = { sandboxesByUid: new Map(), containersByUid: new Map(), statsById: new Map() };
+/** Collections of a subset of pods a left-out pod's CPU samples survive (30 × the 10 s eviction check). */
+const SUBSET_SWEEP_GRACE_ROUNDS = 30;
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -133,8 +137,13 @@ class SummaryProviderImpl implements SummaryProvider {
     this.#podLogsDir = options.podLogsDir ?? DEFAULT_POD_LOGS_DIR;
   }
 
-  async get(options: { updateStats?: boolean; signal?: AbortSignal } = {}): Promise<Summary> {
+  async get(options: SummaryOptions = {}): Promise<Summary> {
     options.signal?.throwIfAborted();
+    if (options.podUIDs !== undefined) {
+      // A subset: collected for this caller alone and never cached (a cached summary must be complete).
+      const subset = this.#collect(options.podUIDs);
+      return options.signal === undefined ? await subset : await abortable(subset, options.signal);
+    }
     const cached = this.#cached;
     if (options.updateStats !== true && cached !== undefined && this.#clock.now() - cached.at < this.#intervalMs) {
       return structuredClone(cached.summary);
@@ -161,7 +170,8 @@ class SummaryProviderImpl implements SummaryProvider {
     return this.#mode;
   }
 
-  async #collect(): Promise<Summary> {
+  /** Collects the node's figures and those of every pod, or of the pods in `only`. */
+  async #collect(only?: ReadonlySet<string>): Promise<Summary> {
     const nowMs = this.#clock.now();
     const time = iso(nowMs);
     const fsInfoCache = new Map<string, Promise<FsStats | undefined>>();
@@ -180,16 +190,24 @@ class SummaryProviderImpl implements SummaryProvider {
       return p;
     };
 
-    const [node, snapshot, pods] = await Promise.all([this.#nodeStats(nowMs, time), this.#runtimeSnapshot(), Promise.resolve(this.#o.getPods())]);
+    const [node, allPods] = await Promise.all([this.#nodeStats(nowMs, time), Promise.resolve(this.#o.getPods())]);
+    const pods = only === undefined ? allPods : allPods.filter((p) => only.has(p.metadata.uid));
+    // Without pods to measure, the runtime's lists are not needed.
+    const snapshot = only !== undefined && pods.length === 0 ? EMPTY_SNAPSHOT : await this.#runtimeSnapshot();
     const rootFs = node.fs;
     // Pods are measured concurrently (each reads a handful of files); the order of getPods is kept.
     const measured = await Promise.all(pods.map((pod) => this.#podStats(pod, snapshot, nowMs, time, rootFs, fsInfo)));
     const podStats = measured.filter((p): p is PodStats => p !== undefined);
     const imageFs = await this.#imageFs(fsInfo);
     node.runtime = imageFs;
-    this.#rates.sweep();
-    const liveSandboxes = new Set([...snapshot.sandboxesByUid.values()].flat().map((s) => s.id));
-    for (const id of [...this.#sandboxPids.keys()]) if (!liveSandboxes.has(id)) this.#sandboxPids.delete(id);
+    if (only === undefined) {
+      this.#rates.sweep();
+      const liveSandboxes = new Set([...snapshot.sandboxesByUid.values()].flat().map((s) => s.id));
+      for (const id of [...this.#sandboxPids.keys()]) if (!liveSandboxes.has(id)) this.#sandboxPids.delete(id);
+    } else {
+      // Pods left out keep their CPU samples until a complete collection (about 5 minutes of 10 s checks).
+      this.#rates.sweep(SUBSET_SWEEP_GRACE_ROUNDS);
+    }
     return { node, pods: podStats };
   }
 

@@ -8,10 +8,12 @@
 export class CpuRateTracker {
   readonly #samples = new Map<string, { usageNs: number; timeNs: number }>();
   readonly #lastRate = new Map<string, number>();
-  #seen = new Set<string>();
+  /** Key → the sweep round it was last updated in. */
+  readonly #seenIn = new Map<string, number>();
+  #round = 0;
 
   update(key: string, usageNs: number, timeNs: number): number | undefined {
-    this.#seen.add(key);
+    this.#seenIn.set(key, this.#round);
     const previous = this.#samples.get(key);
     if (previous !== undefined && previous.timeNs === timeNs && previous.usageNs === usageNs) {
       // The same sample again (a runtime that caches its stats): keep the older baseline.
@@ -27,15 +29,20 @@ export class CpuRateTracker {
     return rate;
   }
 
-  /** Forgets the keys not updated since the last sweep (containers and pods that are gone). */
-  sweep(): void {
-    for (const key of [...this.#samples.keys()]) {
-      if (!this.#seen.has(key)) {
+  /**
+   * Forgets the keys not updated in this round nor the `graceRounds` before it (containers and pods
+   * that are gone), and starts a new round. A collection that measured every pod sweeps with 0; one
+   * that measured some gives the others time until the next complete one.
+   */
+  sweep(graceRounds = 0): void {
+    for (const [key, round] of [...this.#seenIn]) {
+      if (this.#round - round > graceRounds) {
         this.#samples.delete(key);
         this.#lastRate.delete(key);
+        this.#seenIn.delete(key);
       }
     }
-    this.#seen = new Set();
+    this.#round++;
   }
 
   get size(): number {

@@ -47,4 +47,15 @@ describe('CpuRateTracker', () => {
     t.sweep();
     expect(t.size).toBe(1);
   });
+
+  it('a sweep with grace rounds keeps keys not updated for that many rounds', () => {
+    const t = new CpuRateTracker();
+    t.update('a', 100, 1_000_000_000);
+    t.sweep(2); // round 0: seen
+    t.sweep(2); // round 1
+    t.sweep(2); // round 2
+    expect(t.size).toBe(1);
+    t.sweep(2); // round 3: three rounds unseen
+    expect(t.size).toBe(0);
+  });
 });

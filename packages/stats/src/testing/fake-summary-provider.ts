@@ -1,9 +1,11 @@
-import type { Summary, SummaryProvider } from '../types.js';
+import type { Summary, SummaryOptions, SummaryProvider } from '../types.js';
 import { newSummary } from './builders.js';
 
 /** One recorded {@link FakeSummaryProvider.get} call. */
 export interface FakeSummaryProviderCall {
   updateStats: boolean;
+  /** The `podUIDs` asked for, sorted; absent for every pod. */
+  podUIDs?: string[];
 }
 
 /**
@@ -34,9 +36,13 @@ export class FakeSummaryProvider implements SummaryProvider {
     this.#errors.push(err);
   }
 
-  async get(options: { updateStats?: boolean; signal?: AbortSignal } = {}): Promise<Summary> {
-    this.calls.push({ updateStats: options.updateStats === true });
+  /** The set summary; with `podUIDs`, only those pods. */
+  async get(options: SummaryOptions = {}): Promise<Summary> {
+    const uids = options.podUIDs;
+    this.calls.push({ updateStats: options.updateStats === true, ...(uids === undefined ? {} : { podUIDs: [...uids].sort() }) });
     if (this.#errors.length > 0) throw this.#errors.shift();
-    return structuredClone(this.#summary);
+    const summary = structuredClone(this.#summary);
+    if (uids !== undefined) summary.pods = summary.pods.filter((p) => uids.has(p.podRef.uid));
+    return summary;
   }
 }
