@@ -128,7 +128,7 @@ await run.main(async () => {
     log(`density: writing ${PODS} manifests at once`);
     const monoUs = () => Number(process.hrtime.bigint() / 1000n);
     const marks = { densityStartUs: monoUs() };
-    const callsBeforeDensity = criCalls();
+    const callsBeforeDensity = await criCalls();
     const t0 = writeManifests(kubelet, pods, run.baseDir);
     const firstRunning = new Map();
     let allRunningAt;
@@ -158,7 +158,7 @@ await run.main(async () => {
       await sleep(POLL_MS);
     }
     marks.densityEndUs = monoUs();
-    const callsAfterDensity = criCalls();
+    const callsAfterDensity = await criCalls();
     log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
 
     // ---- footprint, steady
@@ -187,7 +187,7 @@ await run.main(async () => {
       },
     });
     log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
-    totalCalls = kubelet.criCounts();
+    totalCalls = await kubelet.criCounts();
     await kubelet.stop();
     marks.stopEndUs = monoUs();
     profile = CPU_PROF ? profileIn(kubelet.dirs.prof, marks) : null;

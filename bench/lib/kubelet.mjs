@@ -71,11 +71,12 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);
   if (heapSnapshots) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dirs.prof}`);
   const logFile = path.join(baseDir, 'kubelet.log');
-  const criCountsFile = path.join(baseDir, 'cri-counts.json');
+  const criCountsDir = path.join(baseDir, 'cri-counts');
+  let criRequests = 0;
   const logFd = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, KUBELET_MAIN, ...args], {
     stdio: ['ignore', logFd, logFd],
-    env: { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsFile },
+    env: { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsDir },
   });
   fs.closeSync(logFd);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
@@ -103,13 +104,29 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
       const items = (await response.json()).items ?? [];
       return items.filter((p) => p.metadata.name.endsWith(`-${nodeName}`));
     },
-    /** Cumulative CRI calls per gRPC method, as the preloaded counter last wrote them (≤ 1 s old). */
-    criCounts() {
-      try {
-        return JSON.parse(fs.readFileSync(criCountsFile, 'utf8'));
-      } catch {
-        return { time: Date.now(), counts: {}, samples: {} };
+    /**
+     * Cumulative CRI calls per gRPC method: asked of the preloaded counter while the kubelet runs (it answers
+     * within milliseconds), else as it wrote them at exit.
+     */
+    async criCounts(timeoutMs = 5000) {
+      const file = path.join(criCountsDir, 'counts.json');
+      const read = () => {
+        try {
+          return JSON.parse(fs.readFileSync(file, 'utf8'));
+        } catch {
+          return undefined;
+        }
+      };
+      if (running()) {
+        const request = `${process.pid}-${++criRequests}`;
+        fs.mkdirSync(criCountsDir, { recursive: true });
+        fs.writeFileSync(path.join(criCountsDir, 'request'), request);
+        for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(10)) {
+          const counts = read();
+          if (counts?.request === request) return counts;
+        }
       }
+      return read() ?? { time: Date.now(), counts: {}, samples: {} };
     },
     /** Writes a heap snapshot (needs heapSnapshots) and resolves with its path once complete. */
     async takeHeapSnapshot(timeoutMs = 120_000) {

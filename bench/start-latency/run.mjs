@@ -108,7 +108,7 @@ await run.main(async () => {
     kubeletRuns.push({ pod: name, writtenAt: Math.round(Date.now() - (performance.now() - t0)), runningMs: round(running - t0), readyMs: round(ready - t0), loadAverage1m: loadAverage()[0] });
     log(`kubelet ${name}: running ${round(running - t0)} ms, ready ${round(ready - t0)} ms`);
   }
-  const kubeletCalls = kubelet.criCounts();
+  const kubeletCalls = await kubelet.criCounts();
   await kubelet.stop();
   const profile = CPU_PROF ? summarizeProfileIn(kubelet.dirs.prof) : null;
   const removedKubelet = await removeSandboxes(c, (s) => s.metadata.name.endsWith(`-${nodeName}`));
