@@ -151,6 +151,19 @@ describe('container manager options', () => {
     expect(await cm.podContainerManager.podStats(pod)).toMatchObject({ memoryUsageBytes: 0 });
   });
 
+  it("writes a pod cgroup's settings again only when the pod's resources changed", async () => {
+    const { cm } = await setup('v1');
+    await cm.start();
+    await cm.podCgroups.ensureExists(burstable('b-1', '250m'));
+    const dir = '/kubelet-ts-unit/kubepods/burstable/podb-1';
+    expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('256');
+    await tree.write('cpu', dir, 'cpu.shares', '2');
+    await cm.podCgroups.ensureExists(burstable('b-1', '250m'));
+    expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('2');
+    await cm.podCgroups.ensureExists(burstable('b-1', '500m'));
+    expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('512');
+  });
+
   it('invalid reserved quantities are a clear INVALID_CONFIG error', async () => {
     const { cm } = await setup('v1', { kubeReserved: { memory: 'a lot' } });
     await expect(cm.start()).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'kubeReserved.memory: "a lot" is not a valid quantity' });

@@ -54,6 +54,8 @@ class PodContainerManagerImpl implements PodContainerManager {
   readonly #kill: (pid: number, signal: NodeJS.Signals) => void;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  /** Pod cgroup (literal name) → the resources last written to it, as JSON. */
+  readonly #applied = new Map<string, string>();
 
   constructor(options: PodContainerManagerOptions) {
     this.#cgroups = options.cgroupManager;
@@ -80,18 +82,24 @@ class PodContainerManagerImpl implements PodContainerManager {
   }
 
   async ensureExists(pod: Pod): Promise<void> {
-    const { name } = this.getPodContainerName(pod);
+    const { name, literal } = this.getPodContainerName(pod);
     const resources = resourceConfigForPod(pod, this.#resourceOptions);
+    const wanted = JSON.stringify(resources);
     if (await this.#cgroups.exists(name)) {
-      // Upstream only creates here; keeping the settings current lets resource changes of a static pod (same UID) apply.
+      // Upstream only creates here; keeping the settings current lets resource changes of a static pod (same UID)
+      // apply. Unchanged settings are not written again (every pod is synced every minute).
+      if (this.#applied.get(literal) === wanted) return;
       await this.#cgroups.update(name, resources);
+      this.#applied.set(literal, wanted);
       return;
     }
     await this.#cgroups.create(name, resources);
+    this.#applied.set(literal, wanted);
     this.#logger.debug('Created pod cgroup', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid, cgroup: this.#cgroups.name(name) });
   }
 
   async destroy(name: CgroupName): Promise<void> {
+    this.#applied.delete(this.#cgroups.name(name));
     for (let round = 0; round < KILL_ROUNDS; round++) {
       if (round > 0) await this.#clock.sleep(KILL_INTERVAL_MS);
       const pids = await this.#cgroups.pids(name);

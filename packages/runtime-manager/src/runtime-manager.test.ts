@@ -37,7 +37,9 @@ class TestHelper implements RuntimeHelper {
   getPodCgroupParent(pod: Pod): string | undefined {
     return `/kubepods/pod${pod.metadata.uid}`;
   }
+  dnsCalls = 0;
   async getPodDNS(): Promise<{ servers: string[]; searches: string[]; options: string[] }> {
+    this.dnsCalls++;
     return { servers: ['10.0.0.10'], searches: ['svc.cluster.local'], options: ['ndots:5'] };
   }
   getPodDir(uid: string): string {
@@ -876,6 +878,19 @@ describe('maxParallelStarts (kubelet-ts)', () => {
     await env.clock.advance(1000);
     await Promise.all(syncs);
     expect(env.runtime.callsOf('startContainer')).toHaveLength(3);
+  });
+
+  it('a sync with nothing to start calls nothing but reads: no sandbox config, no runtime change', async () => {
+    const env = setup();
+    const pod = onePod('a');
+    expect((await sync(env, pod)).error).toBeUndefined();
+    const dnsAfterStart = env.helper.dnsCalls;
+    const callsAfterStart = env.runtime.calls.length;
+    const again = await sync(env, pod);
+    expect(again).toEqual({ results: [] });
+    expect(env.helper.dnsCalls).toBe(dnsAfterStart);
+    // Only the status reads of sync(): ListPodSandbox, PodSandboxStatus, ListContainers, ContainerStatus.
+    expect(env.runtime.methodsCalled.slice(callsAfterStart).every((m) => /^(list|podSandboxStatus|containerStatus)/.test(m))).toBe(true);
   });
 
   it('releases the slot when a start fails', async () => {

@@ -28,7 +28,7 @@ import { formatGoDuration } from './internal/go-duration.js';
 import { formatPod, runLifecycleHandler } from './internal/lifecycle.js';
 import { MAX_TERMINATION_MESSAGE_BYTES, readFileHead, readLastLogLines } from './internal/logs.js';
 import { Semaphore } from './internal/semaphore.js';
-import { KUBERNETES_POD_UID_LABEL, decodeContainerAnnotations, decodeContainerLabels, decodeSandboxLabels } from './labels.js';
+import { CONTAINER_HASH_ANNOTATION, KUBERNETES_POD_UID_LABEL, decodeContainerAnnotations, decodeContainerLabels, decodeSandboxLabels } from './labels.js';
 import type {
   ContainerGCPolicy,
   ContainerRuntime,
@@ -270,14 +270,14 @@ class RuntimeManager implements ContainerRuntime {
     for (const c of containers.containers) {
       const info = decodeContainerLabels(c.labels);
       if (info.podUID === '' || info.containerName === '') continue;
-      const annotations = decodeContainerAnnotations(c.annotations);
       const container: RunningContainer = {
         id: c.id,
         name: info.containerName,
         state: containerStateOf(c.state),
         image: c.image?.userSpecifiedImage || c.image?.image || '',
         imageRef: c.imageRef,
-        hash: annotations.hash,
+        // Only the hash: decoding every annotation (JSON hooks and ports) of every container on each relist is waste.
+        hash: c.annotations[CONTAINER_HASH_ANNOTATION] ?? '',
         createdAt: nsToMs(c.createdAt),
         sandboxId: c.podSandboxId,
       };
@@ -442,6 +442,11 @@ class RuntimeManager implements ContainerRuntime {
       }
     }
 
+    // A running pod's periodic sync starts nothing: no sandbox config (DNS from resolv.conf) to generate.
+    if (actions.initContainersToStart.length === 0 && actions.containersToStart.length === 0) {
+      const error = resultError(results);
+      return error === undefined ? { results } : { results, error };
+    }
     let sandboxConfig: PodSandboxConfig;
     try {
       sandboxConfig = await this.#sandboxConfig(pod, actions.attempt);
