@@ -70,6 +70,39 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.lifecycle.getPods()).toEqual([{ ...pod, status }]);
   });
 
+  it('shows a started pod Running and Ready right after the sync that started it, before the next relist', async () => {
+    const h = start();
+    const pod = makePod({ name: 'web' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    // The first relist (1 s) lets the worker sync; the containers it starts are read back at once.
+    await h.clock.advance(1_000);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status?.phase).toBe('Running');
+    expect(status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(h.runtime.callsOf('getPodStatus').some((c) => c.uid === pod.metadata.uid)).toBe(true);
+  });
+
+  it('a readiness change (requestSync) shows in the status at once, then the pod syncs with the next relist', async () => {
+    let ready = false;
+    const h = start({ readiness: { isReady: () => ready } });
+    const pod = makePod({ name: 'web', containers: [{ name: 'app', image: 'busybox', readinessProbe: { httpGet: { port: 8080 } } }] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    const readyCondition = (): string | undefined => h.lifecycle.getPodStatus(pod.metadata.uid)?.conditions?.find((c) => c.type === 'Ready')?.status;
+    expect(readyCondition()).toBe('False');
+    const before = h.syncsOf(pod).length;
+    ready = true;
+    h.lifecycle.requestSync(pod.metadata.uid);
+    expect(readyCondition()).toBe('True');
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.ready).toBe(true);
+    await h.clock.advance(1_000);
+    expect(h.syncsOf(pod).length).toBeGreaterThan(before);
+    // An unknown UID is ignored.
+    h.lifecycle.requestSync('no-such-pod');
+  });
+
   it('re-syncs an updated pod with the new spec', async () => {
     const h = start();
     const pod = makePod();

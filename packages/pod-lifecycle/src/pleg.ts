@@ -103,6 +103,8 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     const timestamp = clock.now();
     try {
       const status = await runtime.getPodStatus(pod.uid, pod.name, pod.namespace);
+      // The lifecycle may have stored a read that began after this one (its refresh after a start).
+      if (cache.get(uid).modifiedAt > timestamp) return undefined;
       cache.set(uid, status, undefined, timestamp);
       return undefined;
     } catch (err) {
