@@ -32,6 +32,29 @@ describe('generic PLEG', () => {
     expect(cache.get('u1').status.containers.map((x) => x.id)).toEqual([c.id]);
   });
 
+  it('reads the statuses of many changed pods a few at a time (at most 8), filling every entry', async () => {
+    const { runtime, cache, pleg, events } = setup();
+    const refs = Array.from({ length: 20 }, (_, i) => ({ uid: `u${i}`, name: `web-${i}`, namespace: 'default' }));
+    for (const ref of refs) {
+      runtime.addSandbox(ref);
+      runtime.addContainer(ref, 'app');
+    }
+    const read = runtime.getPodStatus.bind(runtime);
+    let inFlight = 0;
+    let most = 0;
+    runtime.getPodStatus = async (uid, name, namespace) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      return read(uid, name, namespace);
+    };
+    await pleg.relist();
+    expect(most).toBe(8);
+    expect(events).toHaveLength(40);
+    for (const ref of refs) expect(cache.get(ref.uid).status.containers).toHaveLength(1);
+  });
+
   it('reports died, removed, and died+removed for a running container that vanished', async () => {
     const { runtime, pleg, events, ref } = setup();
     runtime.addSandbox(ref);

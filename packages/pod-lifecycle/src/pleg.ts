@@ -82,6 +82,9 @@ function generateEvents(uid: string, id: string, oldState: PlegContainerState, n
   }
 }
 
+/** How many changed pods' statuses a relist reads at once. */
+const STATUS_READS_AT_ONCE = 8;
+
 /** Upstream GenericPLEG (pleg/generic.go): relists the runtime and diffs it against the last relist. */
 export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEventGenerator {
   const { runtime, cache, clock } = options;
@@ -149,12 +152,26 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
       if (events.length > 0) eventsByPod.set(uid, events);
     }
 
+    // The changed pods' statuses are read a few at a time (upstream reads them one by one): when 110 pods
+    // start or stop at once, a relist that reads them sequentially takes seconds, and every pod worker
+    // waits for it.
+    const inspected = new Map<string, Error | undefined>();
+    const toInspect = [...records].filter(([uid]) => eventsByPod.has(uid) || podsToReinspect.has(uid));
+    let next = 0;
+    const inspect = async (): Promise<void> => {
+      for (let entry = toInspect[next++]; entry !== undefined; entry = toInspect[next++]) {
+        const [uid, record] = entry;
+        inspected.set(uid, await updateCache(uid, record.current));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STATUS_READS_AT_ONCE, toInspect.length) }, inspect));
+
     const needsReinspection = new Map<string, RunningPod | undefined>();
     for (const [uid, record] of [...records]) {
       const events = eventsByPod.get(uid);
       const pod = record.current;
-      if (events !== undefined || podsToReinspect.has(uid)) {
-        const err = await updateCache(uid, pod);
+      if (inspected.has(uid)) {
+        const err = inspected.get(uid);
         if (err !== undefined) {
           logger.error('PLEG: Ignoring events for pod', { pod: `${pod?.namespace}/${pod?.name}`, podUID: uid, err: errorMessage(err) });
           needsReinspection.set(uid, pod);
