@@ -5,10 +5,10 @@
 #   bench/density         idle footprint, 110 pods at once vs the baseline, steady
 #                         footprint over 2 min, stop latency                               ~6 min
 #   bench/podman          the same 110 pods with podman kube play / kube down             ~1–3 min
-#   bench/probes          the probe manager library alone (no runtime)                     ~0.5 min
 # The kubelet benchmarks take the integration tests' lock on the shared containerd while they run.
-#   --all     also bench/probes-kubelet (110 pods' probes through the kubelet, ~4 min more: past the
-#             10-minute budget of the default run)
+#   --all     also the probe benchmarks of issue 4: bench/probes (the probe manager library alone, ~0.5 min)
+#             and bench/probes-kubelet (110 pods' probes through the kubelet, ~4 min): past the 10-minute
+#             budget of the default run
 #   --no-docs do not rewrite the table in docs/performance.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ for arg in "$@"; do
 done
 
 # Built packages the runners import (per workspace, never the whole monorepo).
-for ws in packages/common packages/cri-client packages/probe-runner; do
+for ws in packages/common packages/config packages/cri-client packages/probe-runner; do
   [ -f "$ws/dist/index.js" ] || (cd "$ws" && npx tsup)
 done
 [ -f apps/kubelet/dist/main.js ] || (cd apps/kubelet && npx tsup)
@@ -39,9 +39,9 @@ step bench/density
 node bench/density/run.mjs || failed=1
 step bench/podman
 node bench/podman/run.mjs --stop-timeout 240 || failed=1
-step bench/probes
-node bench/probes/run.mjs || failed=1
 if [ "$all" = 1 ]; then
+  step bench/probes
+  node bench/probes/run.mjs || failed=1
   step bench/probes-kubelet
   node bench/probes-kubelet/run.mjs || failed=1
 fi

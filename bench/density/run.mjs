@@ -13,11 +13,12 @@
 //                     the kubelet's calls, concurrently.
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
-// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 20] [--steady-seconds 120] [--settle 5]
-//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 3]
+//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-stop-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--kubelet-arg <flag>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
 import fs from 'node:fs';
+import { defaultMaxParallelStarts } from '@kubelet-ts/config';
 import path from 'node:path';
 import { baselinePod, startPodDirect, stopPodDirect } from '../lib/baseline.mjs';
 import { connectCri, mapLimit, removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
@@ -25,7 +26,7 @@ import { env, fileStamp, log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
 import { acquireLock, releaseLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
-import { loadAverage, measureWindow, shimPids } from '../lib/proc.mjs';
+import { cpuMs, loadAverage, machineCpu, measureWindow, shimPids } from '../lib/proc.mjs';
 import { summarizeCpuProfile, summarizeHeapSnapshot } from '../lib/profile.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
 import { table, writeResults } from '../lib/report.mjs';
@@ -34,16 +35,19 @@ import { ratio, round, summarize } from '../lib/stats.mjs';
 
 const args = parseArgs();
 const PODS = args.number('pods', 110);
-const IDLE_S = args.number('idle-seconds', 20);
+const IDLE_S = args.number('idle-seconds', 10);
 const STEADY_S = args.number('steady-seconds', 120);
-const SETTLE_S = args.number('settle', 5);
+const SETTLE_S = args.number('settle', 3);
 const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
 const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
 const POLL_MS = 250;
 const BASELINE = !args.flag('no-baseline');
-// Default: one task per pod, as the kubelet's pod workers. A smaller value shows what bounding the
-// runtime's concurrency would gain (evidence for a limit in the kubelet).
-const BASELINE_CONCURRENCY = args.number('baseline-concurrency', PODS);
+// Default: as many pods at a time as the kubelet starts by default (--max-parallel-starts: twice the
+// CPUs), so the baseline makes the kubelet's calls the way the kubelet makes them. `--baseline-concurrency 110`
+// starts every pod at once (the kubelet with --max-parallel-starts=0). Stops run one task per pod, as the
+// kubelet's pod workers stop pods (--baseline-stop-concurrency).
+const BASELINE_CONCURRENCY = args.number('baseline-concurrency', defaultMaxParallelStarts());
+const BASELINE_STOP_CONCURRENCY = args.number('baseline-stop-concurrency', PODS);
 const CPU_PROF = args.flag('cpu-prof');
 const HEAP_SNAPSHOT = args.flag('heap-snapshot');
 // --baseline-only: skip the kubelet (e.g. to compare baseline concurrencies); --node-arg X (repeatable):
@@ -52,6 +56,8 @@ const BASELINE_ONLY = args.flag('baseline-only');
 const NODE_ARGS = args.argv.flatMap((a, i) => (a === '--node-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
 // --config-line 'key: value' (repeatable): an extra KubeletConfiguration line, e.g. to turn a subsystem's period up.
 const CONFIG_LINES = args.argv.flatMap((a, i) => (a === '--config-line' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+// --kubelet-arg X (repeatable): an extra kubelet flag, e.g. --kubelet-arg --max-parallel-starts=2.
+const KUBELET_ARGS = args.argv.flatMap((a, i) => (a === '--kubelet-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
 const run = createBenchmarkRun('density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
 
@@ -103,13 +109,13 @@ await run.main(async () => {
 
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
-  let kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, loadBeforeStop, densityCalls;
+  let densityCpu, kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, loadBeforeStop, densityCalls;
   const nodeName = `bench-dens-${process.pid}`;
   const isOurs = (name) => name.endsWith(`-${nodeName}`);
   if (!BASELINE_ONLY) {
     const kubeletDir = path.join(run.baseDir, 'kubelet');
     fs.mkdirSync(kubeletDir);
-    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS, configLines: CONFIG_LINES });
+    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS, configLines: CONFIG_LINES, kubeletArgs: KUBELET_ARGS });
     run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
     run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
     run.defer('stop the kubelet', () => kubelet.stop());
@@ -129,6 +135,8 @@ await run.main(async () => {
     const monoUs = () => Number(process.hrtime.bigint() / 1000n);
     const marks = { densityStartUs: monoUs() };
     const callsBeforeDensity = await criCalls();
+    // CPU used while the pods start: the kubelet's, containerd's (with the CNI plugins it ran and reaped) and the machine's.
+    const cpuBeforeDensity = { kubelet: cpuMs(kubelet.pid), containerd: cpuMs(containerdPid, true), machine: machineCpu() };
     const t0 = writeManifests(kubelet, pods, run.baseDir);
     const firstRunning = new Map();
     let allRunningAt;
@@ -158,6 +166,12 @@ await run.main(async () => {
       await sleep(POLL_MS);
     }
     marks.densityEndUs = monoUs();
+    const machineAfterDensity = machineCpu();
+    densityCpu = {
+      kubeletCpuSeconds: round(((cpuMs(kubelet.pid) ?? 0) - (cpuBeforeDensity.kubelet ?? 0)) / 1000, 1),
+      containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (cpuBeforeDensity.containerd ?? 0)) / 1000, 1),
+      machineBusyPercent: round((100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) / Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total), 1),
+    };
     const callsAfterDensity = await criCalls();
     log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
 
@@ -195,6 +209,7 @@ await run.main(async () => {
       allRunningSeconds: seconds(allRunningAt - t0),
       allReadySeconds: seconds(allReadyAt - t0),
       perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
+      ...densityCpu,
     };
     stopResult = {
       containersStoppedSeconds: seconds(stopMarks.containersStopped),
@@ -214,6 +229,7 @@ await run.main(async () => {
     const loadBeforeBaseline = loadAverage();
     const specs = names.map((name) => baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }));
     log(`baseline: starting ${PODS} pods through CRI, ${BASELINE_CONCURRENCY} at a time`);
+    const baselineCpuBefore = { containerd: cpuMs(containerdPid, true), machine: machineCpu() };
     const b0 = performance.now();
     const started = await mapLimit(specs, BASELINE_CONCURRENCY, async (spec) => {
       const ids = await startPodDirect(c, spec, image);
@@ -222,18 +238,25 @@ await run.main(async () => {
     const isBaseline = (name) => name.endsWith('-baseline') && names.includes(name.slice(0, -'-baseline'.length));
     const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, { deadline: b0 + START_TIMEOUT_MS, what: 'waiting for the baseline pods' });
     const baselineAllRunning = seen.now - b0;
+    const baselineMachineAfter = machineCpu();
+    const baselineCpu = {
+      containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (baselineCpuBefore.containerd ?? 0)) / 1000, 1),
+      machineBusyPercent: round((100 * (baselineMachineAfter.busy - baselineCpuBefore.machine.busy)) / Math.max(1, baselineMachineAfter.total - baselineCpuBefore.machine.total), 1),
+    };
     log(`baseline: all running after ${seconds(baselineAllRunning)} s`);
     await sleep(SETTLE_S * 1000);
     const bs0 = performance.now();
     // Sequential per pod, concurrent across pods, as the kubelet's pod workers.
-    await mapLimit(started, BASELINE_CONCURRENCY, (ids) => stopPodDirect(c, ids));
+    await mapLimit(started, BASELINE_STOP_CONCURRENCY, (ids) => stopPodDirect(c, ids));
     const baselineStopMs = performance.now() - bs0;
     log(`baseline: all stopped and removed after ${seconds(baselineStopMs)} s`);
     baseline = {
-      calls: 'per pod, concurrently: ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer; stop: StopContainer, StopPodSandbox, RemoveContainer, StopPodSandbox, RemovePodSandbox',
+      calls: `per pod, ${BASELINE_CONCURRENCY} pods at a time: ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer; stop, ${BASELINE_STOP_CONCURRENCY} at a time: StopContainer, StopPodSandbox, RemoveContainer, StopPodSandbox, RemovePodSandbox`,
       concurrency: BASELINE_CONCURRENCY,
+      stopConcurrency: BASELINE_STOP_CONCURRENCY,
       loadAverageBefore: loadBeforeBaseline,
       allRunningSeconds: seconds(baselineAllRunning),
+      ...baselineCpu,
       perPodStartedSeconds: summarize(started.map((s) => s.returnedMs / 1000), 2),
       stopAndRemoveSeconds: seconds(baselineStopMs),
     };

@@ -30,8 +30,9 @@ export const freePort = () =>
  * @param {number} [options.verbosity]  -v (default 2: debug logging costs CPU the footprint would count)
  * @param {string[]} [options.nodeArgs]  more node options, for experiments (e.g. --max-semi-space-size=2)
  * @param {string[]} [options.configLines]  more KubeletConfiguration lines, for experiments (e.g. `containerLogMonitorInterval: 1m`)
+ * @param {string[]} [options.kubeletArgs]  more kubelet flags, for experiments (e.g. `--max-parallel-starts=2`)
  */
-export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [] }) {
+export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [], kubeletArgs = [] }) {
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -66,6 +67,7 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
     `--hostname-override=${nodeName}`,
     `--cgroup-root=${cgroupRoot}`,
     `-v=${verbosity}`,
+    ...kubeletArgs,
   ];
   const nodeArgs = ['--require', COUNTER, ...extraNodeArgs];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);

@@ -157,7 +157,7 @@ try {
   log(`podman: kube play returned after ${round(playReturned / 1000, 2)} s, all running after ${round(allRunning / 1000, 2)} s`);
   // A short look at podman's own footprint with the pods running: conmon per container, no daemon.
   const conmons = execFileSync('pgrep', ['-x', 'conmon'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  const steady = await measureWindow(conmons[0] ?? process.pid, 10, { others: { conmon: conmons } });
+  const steady = await measureWindow(conmons[0] ?? process.pid, 5, { others: { conmon: conmons } });
 
   const loadBeforeStop = loadAverage();
   log('podman kube down');
