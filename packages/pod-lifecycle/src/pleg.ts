@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger } from '@kubelet-ts/common';
+import { errorMessage, forEachBounded, noopLogger } from '@kubelet-ts/common';
 import type { ContainerRuntime, RunningPod } from '@kubelet-ts/runtime-manager';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
@@ -157,14 +157,9 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     // waits for it.
     const inspected = new Map<string, Error | undefined>();
     const toInspect = [...records].filter(([uid]) => eventsByPod.has(uid) || podsToReinspect.has(uid));
-    let next = 0;
-    const inspect = async (): Promise<void> => {
-      for (let entry = toInspect[next++]; entry !== undefined; entry = toInspect[next++]) {
-        const [uid, record] = entry;
-        inspected.set(uid, await updateCache(uid, record.current));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(STATUS_READS_AT_ONCE, toInspect.length) }, inspect));
+    await forEachBounded(toInspect, STATUS_READS_AT_ONCE, async ([uid, record]) => {
+      inspected.set(uid, await updateCache(uid, record.current));
+    });
 
     const needsReinspection = new Map<string, RunningPod | undefined>();
     for (const [uid, record] of [...records]) {

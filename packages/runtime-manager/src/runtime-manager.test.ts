@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access, mkdtemp, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -841,9 +842,13 @@ describe('garbageCollect', () => {
 });
 
 describe('maxParallelStarts (kubelet-ts)', () => {
-  /** Waits, without the fake clock, until the syncs in flight have made `count` calls of `method`. */
+  /**
+   * Waits (real time, up to 10 s: the syncs in flight also touch the file system) until they have made
+   * `count` calls of `method`.
+   */
   async function untilCalls(env: Env, method: Parameters<FakeRuntimeService['callsOf']>[0], count: number): Promise<void> {
-    for (let i = 0; i < 2000 && env.runtime.callsOf(method).length < count; i++) await new Promise((resolve) => setImmediate(resolve));
+    const deadline = Date.now() + 10_000;
+    while (env.runtime.callsOf(method).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
     expect(env.runtime.callsOf(method)).toHaveLength(count);
   }
   const onePod = (uid: string): Pod => makePod({ containers: [side] }, uid);
@@ -858,7 +863,11 @@ describe('maxParallelStarts (kubelet-ts)', () => {
     expect(env.runtime.callsOf('runPodSandbox')).toHaveLength(1);
     await env.clock.advance(1000);
     await untilCalls(env, 'runPodSandbox', 2);
-    // a's container start queues behind b's sandbox, then goes before c's sandbox.
+    // a prepares its container (its log directory is the last file-system step) and queues for the slot
+    // behind b's sandbox; it must then go before c's sandbox.
+    const aLogDir = path.join(env.logsDir, 'prod_web_a', 'side');
+    for (const deadline = Date.now() + 10_000; !existsSync(aLogDir) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await env.clock.advance(1000);
     await untilCalls(env, 'createContainer', 1);
     await untilCalls(env, 'runPodSandbox', 3);

@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
+import { errorMessage, forEachBounded } from '@kubelet-ts/common';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
 import type { ContainerGCPolicy } from '../types.js';
@@ -29,18 +29,6 @@ export interface GcDeps {
 interface Dead {
   id: string;
   createdAt: number;
-}
-
-/** Runs `fn` over `items`, at most `limit` at once, in order of start; `fn` handles its own errors. */
-async function forEachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
 }
 
 function nsToMs(ns: string): number {
