@@ -88,6 +88,45 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
     expect(await shares()).toBe(mode === 'v1' ? '2' : '1');
   });
 
+  it('applies QoS updates one at a time, so an older pod list never lands after a newer one', async () => {
+    tree = await createFakeCgroupTree({ mode, cpus: 4, memoryBytes: 8 * GiB });
+    const tierFile = /\/kubepods\/(burstable|besteffort)\/cpu\.(shares|weight)$/;
+    // After start the tiers' share writes stay in memory, so an update runs without real I/O, and the
+    // first write to Burstable is held: a slow older update.
+    let intercept = false;
+    let burstableShares: string | undefined;
+    let held: Promise<void> | undefined;
+    let release: (() => void) | undefined;
+    const cm = createContainerManager({
+      fsRoot: tree.fsRoot,
+      cgroupRoot: '/kubelet-ts-unit',
+      fs: {
+        ...tree.fs,
+        async writeFile(file, data) {
+          const tier = intercept ? tierFile.exec(file)?.[1] : undefined;
+          if (tier === undefined) return tree.fs.writeFile(file, data);
+          if (tier !== 'burstable') return;
+          if (held === undefined) {
+            held = new Promise<void>((resolve) => (release = resolve));
+            await held;
+          }
+          burstableShares = data;
+        },
+      },
+    });
+    await cm.start();
+    intercept = true;
+    const older = cm.updateQOSCgroups([burstable('b-1', '250m')]);
+    const newer = cm.updateQOSCgroups([burstable('b-1', '250m'), burstable('b-2', '750m')]);
+    for (let i = 0; i < 20 && held === undefined; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(held).toBeDefined();
+    // Unserialized, the newer update would finish here, before the older one is released.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    release?.();
+    await Promise.all([older, newer]);
+    expect(burstableShares).toBe(mode === 'v1' ? '1024' : '100');
+  });
+
   it('kills the processes left in a pod cgroup (SIGKILL, as upstream) and removes it', async () => {
     const killed: Array<[number, string]> = [];
     let procs = '';

@@ -114,6 +114,9 @@ class ContainerManagerImpl implements ContainerManager {
   #startError: CgroupError | undefined;
   #started = false;
   #starting: Promise<void> | undefined;
+  /** The last QoS update issued, and the one not yet running that later calls can share. */
+  #qosUpdates: Promise<void> = Promise.resolve();
+  #queuedQOSUpdate: Promise<void> | undefined;
 
   constructor(options: ContainerManagerOptions) {
     this.#options = options;
@@ -228,9 +231,23 @@ class ContainerManagerImpl implements ContainerManager {
     this.#clock.clearInterval(timer);
   }
 
-  async updateQOSCgroups(pods?: Pod[]): Promise<void> {
-    if (!this.#perQOS || !this.#started) return;
-    const list = pods ?? [...this.#active.values()];
+  updateQOSCgroups(pods?: Pod[]): Promise<void> {
+    if (!this.#perQOS || !this.#started) return Promise.resolve();
+    // One update at a time, so an older pod list never lands after a newer one; calls while one is
+    // queued share it, and it reads the active pods when it runs.
+    if (pods === undefined && this.#queuedQOSUpdate !== undefined) return this.#queuedQOSUpdate;
+    const run: Promise<void> = this.#qosUpdates
+      .catch(() => undefined)
+      .then(() => {
+        if (this.#queuedQOSUpdate === run) this.#queuedQOSUpdate = undefined;
+        return this.#applyQOS(pods ?? [...this.#active.values()]);
+      });
+    this.#qosUpdates = run;
+    if (pods === undefined) this.#queuedQOSUpdate = run;
+    return run;
+  }
+
+  async #applyQOS(list: Pod[]): Promise<void> {
     let burstableMilli = 0;
     for (const pod of list) {
       if (getPodQOSClass(pod) !== 'Burstable') continue;

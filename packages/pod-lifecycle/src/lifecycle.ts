@@ -545,7 +545,8 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       }
     }
 
-    if (deps.podCgroups !== undefined) await cleanupPodCgroups(deps.podCgroups, desiredPods, running);
+    // The desired set is read again here: a pod added while the runtime was listed may already have its cgroup.
+    if (deps.podCgroups !== undefined) await cleanupPodCgroups(deps.podCgroups, [...desired.values()], running);
 
     if (deps.rootDir !== undefined) {
       let dirs: string[] = [];

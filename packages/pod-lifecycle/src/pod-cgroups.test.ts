@@ -113,4 +113,27 @@ describe('pod lifecycle: the pod cgroups hook', () => {
     expect(log.filter((l) => l.startsWith(`destroy ${pod.metadata.uid}`))).toEqual([]);
     expect(cg?.updates.at(-1)).toEqual(['web']);
   });
+
+  it('housekeeping counts a pod added while it listed the runtime (the QoS tiers must not drop it)', async () => {
+    const log: string[] = [];
+    let cg: ReturnType<typeof recordingCgroups> | undefined;
+    const h = setup((runtime) => (cg = recordingCgroups(runtime, log)).hook);
+    stopCurrent = h.stop;
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [makePod({ name: 'web' })] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(1_000);
+    const late = makePod({ name: 'late' });
+    const getPods = h.runtime.getPods.bind(h.runtime);
+    let addDuringList = true;
+    h.runtime.getPods = async (all) => {
+      if (addDuringList) {
+        addDuringList = false;
+        h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [late] });
+      }
+      return getPods(all);
+    };
+    await h.lifecycle.housekeeping();
+    expect(addDuringList).toBe(false);
+    expect(cg?.updates.at(-1)?.sort()).toEqual(['late', 'web']);
+  });
 });
