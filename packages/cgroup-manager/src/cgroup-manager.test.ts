@@ -68,6 +68,24 @@ describe('cgroupfs driver on cgroup v1', () => {
     expect(cm.name(POD)).toBe('/kubelet-ts/kubepods/burstable/pod-1');
   });
 
+  it('makes only the leaf when the parents exist (one mkdir per hierarchy), and every missing level otherwise', async () => {
+    tree = await createFakeCgroupTree({ mode: 'v1', cpus: 2 });
+    const mkdirs: string[] = [];
+    const cm = createCgroupManager({ fsRoot: tree.fsRoot, fs: { ...tree.fs, mkdir: (dir) => (mkdirs.push(dir), tree.fs.mkdir(dir)) } });
+    await cm.create(POD);
+    const created = mkdirs.length;
+    expect(created).toBeGreaterThan(V1_HIERARCHIES.length);
+    mkdirs.length = 0;
+    const sibling = ['kubelet-ts', 'kubepods', 'burstable', 'pod-2'];
+    await cm.create(sibling, { cpuShares: 2 });
+    expect(mkdirs.length).toBe(V1_HIERARCHIES.length);
+    expect(mkdirs.every((d) => d.endsWith('/kubelet-ts/kubepods/burstable/pod-2'))).toBe(true);
+    // A new cpuset leaf still inherits the parent's cpus and mems.
+    expect(await tree.read('cpuset', '/kubelet-ts/kubepods/burstable/pod-2', 'cpuset.cpus')).toBe('0-1');
+    expect(await tree.read('cpuset', '/kubelet-ts/kubepods/burstable/pod-2', 'cpuset.mems')).toBe('0');
+    expect(await cm.exists(sibling)).toBe(true);
+  });
+
   it('is not "existing" when a required hierarchy lacks it', async () => {
     tree = await createFakeCgroupTree({ mode: 'v1' });
     const cm = createCgroupManager({ fsRoot: tree.fsRoot, fs: tree.fs });

@@ -168,6 +168,20 @@ class FsCgroupManager implements CgroupManager {
   async #mkdirLevels(mount: CgroupMount, name: CgroupName, mode: CgroupMode): Promise<void> {
     const isCpuset = mount.controllers.includes('cpuset');
     const prefix = this.driver === 'systemd' ? toSystemd(name).split('/').filter((p) => p !== '') : [...name];
+    // v1: the parents usually exist (a pod under its QoS tier), so the leaf alone is tried first: one mkdir per
+    // hierarchy instead of one per level. v2 walks the levels, as each parent must enable the controllers.
+    if (mode === 'v1' && prefix.length > 1) {
+      const parentDir = [this.#dir(mount, '/'), ...prefix.slice(0, -1)].join('/');
+      const leaf = `${parentDir}/${prefix.at(-1)}`;
+      try {
+        if (await this.#fs.mkdir(leaf)) {
+          if (isCpuset) await this.#copyCpuset(parentDir, leaf);
+        }
+        return;
+      } catch (err) {
+        if (errnoCode(err) !== 'ENOENT') throw err;
+      }
+    }
     let parent = this.#dir(mount, '/');
     for (const component of prefix) {
       const dir = `${parent}/${component}`;

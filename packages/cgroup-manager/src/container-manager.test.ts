@@ -2,8 +2,9 @@ import { promises as fsp, writeFileSync } from 'node:fs';
 import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
 import { errorMessage } from '@kubelet-ts/common';
-import { RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createContainerManager } from './container-manager.js';
+import { POD_CGROUP_RECHECK_MS } from './pod-container-manager.js';
 import type { ContainerManagerOptions } from './container-manager.js';
 import { computeNodeAllocatable, countCpuList, evictionMemoryReservation, nodeResourceList, readMachineCapacity } from './node-allocatable.js';
 import { createFakeCgroupTree } from './testing/fake-cgroup-tree.js';
@@ -201,6 +202,31 @@ describe('container manager options', () => {
     expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('2');
     await cm.podCgroups.ensureExists(burstable('b-1', '500m'));
     expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('512');
+  });
+
+  it('does not look for a pod cgroup it saw with the same settings within 10 s, and recreates one removed behind its back after that', async () => {
+    const clock = new FakeClock();
+    tree = await createFakeCgroupTree({ mode: 'v1', cpus: 4, memoryBytes: 8 * GiB });
+    let lookups = 0;
+    const cm = createContainerManager({ fsRoot: tree.fsRoot, cgroupRoot: '/kubelet-ts-unit', clock, fs: { ...tree.fs, isDir: (dir) => (lookups++, tree.fs.isDir(dir)) } });
+    await cm.start();
+    const pod = burstable('b-1', '250m');
+    const dir = '/kubelet-ts-unit/kubepods/burstable/podb-1';
+    await cm.podCgroups.ensureExists(pod);
+    lookups = 0;
+    await cm.podCgroups.ensureExists(pod);
+    await clock.advance(POD_CGROUP_RECHECK_MS - 1);
+    await cm.podCgroups.ensureExists(pod);
+    expect(lookups).toBe(0);
+    // Changed resources are written at once.
+    await cm.podCgroups.ensureExists(burstable('b-1', '500m'));
+    expect(await tree.read('cpu', dir, 'cpu.shares')).toBe('512');
+    // Removed from one hierarchy behind the kubelet's back: found and made again once the window passed.
+    await tree.fs.rmdir(tree.path('memory', dir).replace(/\/$/, ''));
+    await clock.advance(POD_CGROUP_RECHECK_MS);
+    await cm.podCgroups.ensureExists(burstable('b-1', '500m'));
+    expect(await tree.exists('memory', dir)).toBe(true);
+    expect(await tree.read('memory', dir, 'memory.limit_in_bytes')).not.toBe('');
   });
 
   it('invalid reserved quantities are a clear INVALID_CONFIG error', async () => {

@@ -46,6 +46,13 @@ export interface PodContainerManagerOptions extends PodResourceConfigOptions {
 /** Upstream tryKillingCgroupProcesses: up to 5 rounds of SIGKILL, 1 s apart. */
 const KILL_ROUNDS = 5;
 const KILL_INTERVAL_MS = 1_000;
+/**
+ * A pod cgroup seen with its current settings is not looked for again on disk within this time. Upstream
+ * checks on every pod sync, but a pod with no events syncs only every syncFrequency (1 min), so repairing an
+ * externally removed cgroup within 10 s stays inside upstream's bound while a burst of syncs (a pod start
+ * makes several) costs no stat calls in every hierarchy.
+ */
+export const POD_CGROUP_RECHECK_MS = 10_000;
 
 class PodContainerManagerImpl implements PodContainerManager {
   readonly #cgroups: CgroupManager;
@@ -54,8 +61,8 @@ class PodContainerManagerImpl implements PodContainerManager {
   readonly #kill: (pid: number, signal: NodeJS.Signals) => void;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  /** Pod cgroup (literal name) → the resources last written to it, as JSON. */
-  readonly #applied = new Map<string, string>();
+  /** Pod cgroup (literal name) → the resources last written to it, as JSON, and when it was last seen on disk. */
+  readonly #applied = new Map<string, { resources: string; seenAt: number }>();
 
   constructor(options: PodContainerManagerOptions) {
     this.#cgroups = options.cgroupManager;
@@ -85,16 +92,18 @@ class PodContainerManagerImpl implements PodContainerManager {
     const { name, literal } = this.getPodContainerName(pod);
     const resources = resourceConfigForPod(pod, this.#resourceOptions);
     const wanted = JSON.stringify(resources);
+    const applied = this.#applied.get(literal);
+    const now = this.#clock.now();
+    if (applied?.resources === wanted && now - applied.seenAt < POD_CGROUP_RECHECK_MS) return;
     if (await this.#cgroups.exists(name)) {
       // Upstream only creates here; keeping the settings current lets resource changes of a static pod (same UID)
       // apply. Unchanged settings are not written again (every pod is synced every minute).
-      if (this.#applied.get(literal) === wanted) return;
-      await this.#cgroups.update(name, resources);
-      this.#applied.set(literal, wanted);
+      if (applied?.resources !== wanted) await this.#cgroups.update(name, resources);
+      this.#applied.set(literal, { resources: wanted, seenAt: now });
       return;
     }
     await this.#cgroups.create(name, resources);
-    this.#applied.set(literal, wanted);
+    this.#applied.set(literal, { resources: wanted, seenAt: now });
     this.#logger.debug('Created pod cgroup', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid, cgroup: this.#cgroups.name(name) });
   }
 
