@@ -55,6 +55,26 @@ describe('generic PLEG', () => {
     for (const ref of refs) expect(cache.get(ref.uid).status.containers).toHaveLength(1);
   });
 
+  it('does not read a status again when the cached one already shows what the relist saw, but reads once a state differs', async () => {
+    const { runtime, cache, pleg, events, ref, clock } = setup();
+    runtime.addSandbox(ref);
+    const c = runtime.addContainer(ref, 'app');
+    // The lifecycle's read right after the start, stored before the relist saw the pod.
+    cache.set('u1', await runtime.getPodStatus('u1', 'web', 'default'), undefined, clock.now());
+    const reads = () => runtime.callsOf('getPodStatus').length;
+    const before = reads();
+    await pleg.relist();
+    expect(events.map((e) => e.type)).toEqual(['ContainerStarted', 'ContainerStarted']);
+    expect(reads()).toBe(before);
+    // The container exits: the cached status says running, so the relist reads it.
+    runtime.exitContainer(c.id, 1);
+    await clock.advance(1_000);
+    await pleg.relist();
+    expect(reads()).toBe(before + 1);
+    expect(cache.get('u1').status.containers[0]?.state).toBe('exited');
+    expect(events.at(-1)).toEqual({ id: 'u1', type: 'ContainerDied', data: c.id });
+  });
+
   it('reports died, removed, and died+removed for a running container that vanished', async () => {
     const { runtime, pleg, events, ref } = setup();
     runtime.addSandbox(ref);

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded, noopLogger } from '@kubelet-ts/common';
-import type { ContainerRuntime, RunningPod } from '@kubelet-ts/runtime-manager';
+import type { ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
 import { formatGoDuration } from './internal/go-duration.js';
@@ -82,6 +82,15 @@ function generateEvents(uid: string, id: string, oldState: PlegContainerState, n
   }
 }
 
+/** Whether a status lists exactly the relist's sandboxes and containers, each in the state the relist saw. */
+function showsSameState(status: RuntimePodStatus, pod: RunningPod): boolean {
+  if (status.sandboxes.length !== pod.sandboxes.length || status.containers.length !== pod.containers.length) return false;
+  const seen = new Map<string, string>();
+  for (const s of pod.sandboxes) seen.set(s.id, s.state);
+  for (const c of pod.containers) seen.set(c.id, c.state);
+  return status.sandboxes.every((s) => seen.get(s.id) === s.state) && status.containers.every((c) => seen.get(c.id) === c.state);
+}
+
 /** How many changed pods' statuses a relist reads at once. */
 const STATUS_READS_AT_ONCE = 8;
 
@@ -104,6 +113,10 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
       return undefined;
     }
     const timestamp = clock.now();
+    // A status already cached (the lifecycle reads one right after a start) that shows every sandbox and
+    // container this relist saw, in the same states, is what a read would return: no need to ask again.
+    const cached = cache.get(uid);
+    if (cached.error === undefined && cached.modifiedAt > 0 && showsSameState(cached.status, pod)) return undefined;
     try {
       const status = await runtime.getPodStatus(pod.uid, pod.name, pod.namespace);
       // The lifecycle may have stored a read that began after this one (its refresh after a start).
