@@ -331,6 +331,32 @@ describe('probe manager: scheduling', () => {
     // The periodic schedule is unchanged by the manual run.
     expect(h.callsOf('readiness')).toEqual([0, 3_000, 10_000]);
   });
+
+  it('probes readiness as soon as the container runs when the first run found it still being created', async () => {
+    const h = setup();
+    const pod = podWith({ readinessProbe: probe({ periodSeconds: 10 }) });
+    // The pod is known before its container exists (ContainerCreating): the first run has nothing to probe.
+    h.manager.updatePodStatus(pod, { phase: 'Pending', containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ContainerCreating' } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' }] });
+    await h.clock.advance(0);
+    expect(h.callsOf('readiness')).toEqual([]);
+    await h.clock.advance(2_000);
+    h.manager.updatePodStatus(pod, runningStatus('c1', START + 2_000));
+    await h.clock.advance(0);
+    expect(h.callsOf('readiness')).toEqual([2_000]);
+    expect(h.manager.readiness.isReady('c1', { pod, containerName: 'app' })).toBe(true);
+  });
+
+  it('leaves a status change during the restart jitter to the first run', async () => {
+    const h = setup({ recentStart: true });
+    const pod = podWith({ readinessProbe: probe({ periodSeconds: 10 }) });
+    h.manager.updatePodStatus(pod, runningStatus('c1'));
+    await h.clock.advance(1_000);
+    h.manager.updatePodStatus(pod, runningStatus('c1'));
+    await h.clock.advance(0);
+    expect(h.callsOf('readiness')).toEqual([]);
+    await h.clock.advance(4_000);
+    expect(h.callsOf('readiness')).toEqual([5_000]);
+  });
 });
 
 describe('probe manager: worker lifecycle', () => {

@@ -72,6 +72,8 @@ export class ProbeWorker {
   #nextAt = 0;
   #inFlight: Promise<void> | undefined;
   #triggered = false;
+  /** The first scheduled run has begun (upstream: the worker entered its probe loop). */
+  #launched = false;
   #stopped = false;
   /** Number of probe runs (tests and debugging). */
   runs = 0;
@@ -104,10 +106,14 @@ export class ProbeWorker {
     this.#schedule();
   }
 
-  /** Runs a probe now (upstream manualTriggerCh), without moving the periodic schedule. */
+  /**
+   * Runs a probe now (upstream manualTriggerCh), without moving the periodic schedule; during a run, right
+   * after it. Before the first scheduled run (or the restart jitter) there is nothing to do: that run reads
+   * the newest status. After it there is, even if it probed nothing: a worker whose first run found the
+   * container still being created must probe as soon as the container runs, not a period later.
+   */
   trigger(): void {
-    // Before its first scheduled run the worker is about to probe anyway (or waits out the restart jitter).
-    if (this.#stopped || this.runs === 0) return;
+    if (this.#stopped || !this.#launched) return;
     if (this.#inFlight !== undefined) this.#triggered = true;
     else this.#launch();
   }
@@ -145,6 +151,7 @@ export class ProbeWorker {
   }
 
   #launch(): void {
+    this.#launched = true;
     this.#inFlight = this.#doProbe()
       .then(
         (keepGoing) => {
