@@ -115,9 +115,9 @@ const lifecycle = createPodLifecycle({
   clock,
   logger: logger.child({ component: 'kubelet' }),
 });
-// Probes learn pods, container IDs and pod IPs from status changes (workers go with forgotten pods);
-// a changed result syncs the pod.
-lifecycle.onStatusChange((pod, status) => probes.updatePodStatus(pod, status));
+// Probes learn pods, container IDs and pod IPs from status changes and every sync (which re-runs the readiness
+// probe of a running, not-ready container, as upstream); workers go with forgotten pods; a changed result syncs the pod.
+lifecycle.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
 probes.onResultChange((change) => lifecycle.requestSync(change.podUID));
 lifecycle.onPodRemoved((uid) => probes.removePod(uid));
 const healthChecks = [pingHealthz, ...lifecycle.healthCheckers];

@@ -321,6 +321,26 @@ describe('pod lifecycle: sync loop', () => {
     expect(phases.length).toBeLessThanOrEqual(3);
   });
 
+  it('with everySync also calls a listener after syncs that changed nothing, once per sync', async () => {
+    const h = start();
+    const pod = makePod();
+    const changes: string[] = [];
+    const syncs: string[] = [];
+    h.lifecycle.onStatusChange((_p, s) => changes.push(s.phase ?? ''));
+    h.lifecycle.onStatusChange((_p, s) => syncs.push(s.phase ?? ''), { everySync: true });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(5_000);
+    const changesBefore = changes.length;
+    const syncsBefore = syncs.length;
+    expect(syncsBefore).toBeGreaterThanOrEqual(changesBefore);
+    // A resync (nothing changed): the everySync listener hears it, the other does not.
+    h.lifecycle.requestSync(pod.metadata.uid);
+    await h.clock.advance(1_000);
+    expect(changes.length).toBe(changesBefore);
+    expect(syncs.length).toBeGreaterThan(syncsBefore);
+    expect(syncs.at(-1)).toBe('Running');
+  });
+
   it('exposes pleg and syncloop health checks; syncloop fails when the loop stalls', async () => {
     const h = start();
     await h.clock.advance(1_000);

@@ -80,7 +80,13 @@ export interface PodLifecycle {
   /** The desired pods with their current status (what `/pods` serves). */
   getPods(): Pod[];
   getPodStatus(uid: string): PodStatus | undefined;
-  onStatusChange(listener: PodStatusListener): () => void;
+  /**
+   * Calls the listener with a pod's status whenever it changes. With `everySync`, also after every pod
+   * sync whose status did not change: upstream hands each status a sync generates to the probe manager,
+   * which re-runs the readiness probe of a running container that is not ready yet (a first probe that
+   * came before the process listened is retried at the next sync, not a period later).
+   */
+  onStatusChange(listener: PodStatusListener, options?: { everySync?: boolean }): () => void;
   /**
    * Called with a pod's UID once the lifecycle forgot it (stopped, and no source has it): per-pod
    * state kept elsewhere (probe workers) can go. No status change follows for that UID unless a
@@ -169,7 +175,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
   const desired = new Map<string, Pod>();
   /** Upstream status manager: the latest generated status by UID. */
   const statuses = new Map<string, PodStatus>();
-  const listeners = new Set<PodStatusListener>();
+  const listeners = new Map<PodStatusListener, { everySync: boolean }>();
   const removedListeners = new Set<(uid: string) => void>();
   const admitHandlers: PodAdmitHandler[] = [...(deps.admitHandlers ?? [])];
   /** Pods the kubelet stopped itself (evicted or refused at admission): their terminal status, kept while known. */
@@ -194,11 +200,13 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       ...(deps.plegRelistThresholdMs !== undefined ? { relistThresholdMs: deps.plegRelistThresholdMs } : {}),
     });
 
-  const setStatus = (pod: Pod, status: PodStatus): void => {
+  const setStatus = (pod: Pod, status: PodStatus, fromSync = false): void => {
     const uid = pod.metadata.uid;
-    if (sameStatus(statuses.get(uid), status)) return;
-    statuses.set(uid, status);
-    for (const listener of listeners) {
+    const changed = !sameStatus(statuses.get(uid), status);
+    if (changed) statuses.set(uid, status);
+    else if (!fromSync) return;
+    for (const [listener, { everySync }] of listeners) {
+      if (!changed && !everySync) continue;
       try {
         listener(pod, status);
       } catch (err) {
@@ -236,7 +244,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
       const log = logger.child({ pod: podKey(pod), podUID: uid });
       log.debug('SyncPod enter', { updateType });
       const apiStatus = generate(pod, runtimeStatus, false);
-      setStatus(pod, apiStatus);
+      setStatus(pod, apiStatus, true);
       if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
 
       // Upstream SyncPod: the pod cgroup exists with the pod's resources before anything of the pod runs.
@@ -682,8 +690,8 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     },
     getPods,
     getPodStatus: (uid) => statuses.get(uid),
-    onStatusChange(listener) {
-      listeners.add(listener);
+    onStatusChange(listener, options) {
+      listeners.set(listener, { everySync: options?.everySync === true });
       return () => listeners.delete(listener);
     },
     onPodRemoved(listener) {
