@@ -46,10 +46,26 @@ if (density) {
   rows.push([`Stop latency: delete ${density.pods} pods → every sandbox gone (containers stopped; sandboxes stopped)`, `${s.sandboxesGoneSeconds} s (${s.containersStoppedSeconds}; ${s.sandboxesStoppedSeconds})`, `${density.baseline?.stopAndRemoveSeconds ?? '–'} s`, density.ratios.stopSandboxesGone ?? '–', podman ? `podman kube down: ${podman.stop.kubeDownReturnedSeconds} s` : '', '']);
 }
 
+// Where the machine's CPU went while the pods started (bench/lib/proc.mjs startCpuAccount): the
+// kubelet's share, the runtime's, and what podman leaves idle.
+const cpuRows = [];
+const accounts = [density?.density.cpuAccount, density?.baseline?.cpuAccount, podman?.start.cpuAccount];
+if (accounts.some(Boolean)) {
+  const sum = (account, re) => (account ? Math.round(Object.entries(account.byComponent).reduce((a, [name, s]) => (re.test(name) ? a + s : a), 0) * 10) / 10 : '–');
+  const cell = (account, f) => (account ? f(account) : '–');
+  cpuRows.push(['all containers running after (s)', density?.density.allRunningSeconds ?? '–', density?.baseline?.allRunningSeconds ?? '–', podman?.start.allRunningSeconds ?? '–']);
+  cpuRows.push(['machine busy / idle (CPU-s)', ...accounts.map((a) => cell(a, (x) => `${x.busyCpuSeconds} / ${x.idleCpuSeconds}`))]);
+  cpuRows.push(['the kubelet (CPU-s)', sum(accounts[0], /^kubelet$/), '–', '–']);
+  cpuRows.push(['the runtime: containerd, CNI, shims, runc / podman, netavark, conmon, runc (CPU-s)', ...accounts.map((a) => sum(a, /containerd|podman|conmon/))]);
+  cpuRows.push(['the pods\' processes: runc init, pause, http-echo (CPU-s)', ...accounts.map((a) => sum(a, /^pod processes/))]);
+  cpuRows.push(['machine busy per pod (CPU-s)', ...accounts.map((a) => cell(a, (x) => Math.round((x.busyCpuSeconds / (density?.pods ?? podman?.pods ?? 1)) * 100) / 100))]);
+}
+
 const sources = [start, density, podman].filter(Boolean);
 const md = [
   table(['benchmark', 'kubelet-ts', 'direct CRI baseline', 'kubelet ÷ baseline', 'target', ''], rows),
   '',
+  ...(cpuRows.length > 0 ? [table([`CPU while the ${density?.pods ?? podman?.pods} pods start (whole machine)`, 'kubelet-ts', 'direct CRI baseline', 'podman kube play'], cpuRows), ''] : []),
   ...sources.map((r) => `- \`${r.benchmark}\` (${r.date}, \`${r.command}\`): ${machineLine(r.machine)}.`),
 ].join('\n');
 const json = { date: new Date().toISOString(), targets, podmanRatio, results: Object.fromEntries(sources.map((r) => [r.benchmark, path.join('bench/results', r.benchmark, 'latest.json')])) };

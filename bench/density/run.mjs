@@ -11,9 +11,11 @@
 //                     sandbox is stopped and every sandbox is gone (the kubelet removes a deleted
 //                     pod's sandboxes in housekeeping); the baseline stops and removes its pods with
 //                     the kubelet's calls, concurrently.
+// Both start phases (and podman's) begin once the machine is quiet (waitForQuiet: a teardown leaves the
+// kernel busy for a while) and record where the whole machine's CPU went (startCpuAccount).
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
-// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 3]
+// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 2]
 //          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-stop-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--kubelet-arg <flag>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
@@ -26,7 +28,7 @@ import { env, fileStamp, log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
 import { acquireLock, releaseLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
-import { cpuMs, loadAverage, machineCpu, measureWindow, shimPids } from '../lib/proc.mjs';
+import { cpuAccountLine, cpuMs, loadAverage, machineCpu, measureWindow, shimPids, startCpuAccount, waitForQuiet } from '../lib/proc.mjs';
 import { summarizeCpuProfile, summarizeHeapSnapshot } from '../lib/profile.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
 import { table, writeResults } from '../lib/report.mjs';
@@ -37,10 +39,12 @@ const args = parseArgs();
 const PODS = args.number('pods', 110);
 const IDLE_S = args.number('idle-seconds', 10);
 const STEADY_S = args.number('steady-seconds', 120);
-const SETTLE_S = args.number('settle', 3);
+const SETTLE_S = args.number('settle', 2);
 const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
 const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
-const POLL_MS = 250;
+// Every 500 ms during starts: the poll's List calls cost containerd and this runner CPU the kubelet and
+// the baseline then lack (podman's start is not polled until kube play returns).
+const POLL_MS = 500;
 const BASELINE = !args.flag('no-baseline');
 // Default: as many pods at a time as the kubelet starts by default (--max-parallel-starts: twice the
 // CPUs), so the baseline makes the kubelet's calls the way the kubelet makes them. `--baseline-concurrency 110`
@@ -76,19 +80,20 @@ function callDelta(window) {
 }
 
 /**
- * Polls until `done(state)` holds: state = our running containers (by pod name) and sandboxes
- * (id → state), from two List calls. `onPoll` sees each state (to record first sightings).
+ * Polls until `done(state)` holds: state = our running containers (by pod name) and, with
+ * `sandboxes: true`, our sandboxes (from a second List call, needed only to watch a stop).
+ * `onPoll` sees each state (to record first sightings).
  */
-async function pollRuntime(cri, isOurs, done, { deadline, what, onPoll, check }) {
+async function pollRuntime(cri, isOurs, done, { deadline, what, onPoll, check, sandboxes = false }) {
   for (;;) {
-    const [containers, sandboxes] = await Promise.all([
+    const [containers, listed] = await Promise.all([
       cri.runtime.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }),
-      cri.runtime.listPodSandbox({}),
+      sandboxes ? cri.runtime.listPodSandbox({}) : undefined,
     ]);
     const state = {
       now: performance.now(),
       running: new Set(containers.containers.map((c) => c.labels?.['io.kubernetes.pod.name']).filter((name) => name !== undefined && isOurs(name))),
-      sandboxes: sandboxes.items.filter((s) => isOurs(s.metadata?.name ?? '')),
+      sandboxes: listed?.items.filter((s) => isOurs(s.metadata?.name ?? '')) ?? [],
     };
     await onPoll?.(state);
     if (done(state)) return state;
@@ -109,7 +114,7 @@ await run.main(async () => {
 
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
-  let densityCpu, kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, loadBeforeStop, densityCalls;
+  let densityCpu, kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, quietBeforeDensity, loadBeforeStop, densityCalls;
   const nodeName = `bench-dens-${process.pid}`;
   const isOurs = (name) => name.endsWith(`-${nodeName}`);
   if (!BASELINE_ONLY) {
@@ -129,6 +134,7 @@ await run.main(async () => {
     heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
 
     // ---- density
+    quietBeforeDensity = await waitForQuiet();
     loadBeforeDensity = loadAverage();
     const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
     log(`density: writing ${PODS} manifests at once`);
@@ -137,6 +143,7 @@ await run.main(async () => {
     const callsBeforeDensity = await criCalls();
     // CPU used while the pods start: the kubelet's, containerd's (with the CNI plugins it ran and reaped) and the machine's.
     const cpuBeforeDensity = { kubelet: cpuMs(kubelet.pid), containerd: cpuMs(containerdPid, true), machine: machineCpu() };
+    const densityAccount = startCpuAccount();
     const t0 = writeManifests(kubelet, pods, run.baseDir);
     const firstRunning = new Map();
     let allRunningAt;
@@ -150,7 +157,7 @@ await run.main(async () => {
         if (s.running.size >= PODS) allRunningAt = s.now;
         if (s.now - lastReport > 10_000) {
           lastReport = s.now;
-          log(`  ${s.sandboxes.length} sandboxes, ${s.running.size} containers running`);
+          log(`  ${s.running.size} containers running`);
         }
       },
     });
@@ -166,11 +173,13 @@ await run.main(async () => {
       await sleep(POLL_MS);
     }
     marks.densityEndUs = monoUs();
+    const densityCpuAccount = densityAccount();
     const machineAfterDensity = machineCpu();
     densityCpu = {
       kubeletCpuSeconds: round(((cpuMs(kubelet.pid) ?? 0) - (cpuBeforeDensity.kubelet ?? 0)) / 1000, 1),
       containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (cpuBeforeDensity.containerd ?? 0)) / 1000, 1),
       machineBusyPercent: round((100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) / Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total), 1),
+      cpuAccount: densityCpuAccount,
     };
     const callsAfterDensity = await criCalls();
     log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
@@ -191,6 +200,7 @@ await run.main(async () => {
     for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
     const stopMarks = {};
     await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
+      sandboxes: true,
       deadline: s0 + STOP_TIMEOUT_MS,
       what: 'waiting for every sandbox to be removed',
       check,
@@ -209,6 +219,7 @@ await run.main(async () => {
       allRunningSeconds: seconds(allRunningAt - t0),
       allReadySeconds: seconds(allReadyAt - t0),
       perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
+      quietBefore: quietBeforeDensity,
       ...densityCpu,
     };
     stopResult = {
@@ -226,10 +237,14 @@ await run.main(async () => {
     const baselineRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/bench-dens-baseline-${process.pid}`;
     run.defer('remove the baseline cgroup root', () => removeCgroupTree(baselineRoot));
     run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === label));
+    // The kubelet's teardown leaves the kernel busy for a while: start on a machine as quiet as the kubelet's was.
+    const quietBeforeBaseline = await waitForQuiet();
+    log(`baseline: the machine was quiet after ${quietBeforeBaseline.waitedSeconds} s (busy % per second: ${quietBeforeBaseline.busyPercentPerSecond.join(' ')})`);
     const loadBeforeBaseline = loadAverage();
     const specs = names.map((name) => baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }));
     log(`baseline: starting ${PODS} pods through CRI, ${BASELINE_CONCURRENCY} at a time`);
     const baselineCpuBefore = { containerd: cpuMs(containerdPid, true), machine: machineCpu() };
+    const baselineAccount = startCpuAccount();
     const b0 = performance.now();
     const started = await mapLimit(specs, BASELINE_CONCURRENCY, async (spec) => {
       const ids = await startPodDirect(c, spec, image);
@@ -238,10 +253,12 @@ await run.main(async () => {
     const isBaseline = (name) => name.endsWith('-baseline') && names.includes(name.slice(0, -'-baseline'.length));
     const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, { deadline: b0 + START_TIMEOUT_MS, what: 'waiting for the baseline pods' });
     const baselineAllRunning = seen.now - b0;
+    const baselineCpuAccount = baselineAccount();
     const baselineMachineAfter = machineCpu();
     const baselineCpu = {
       containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (baselineCpuBefore.containerd ?? 0)) / 1000, 1),
       machineBusyPercent: round((100 * (baselineMachineAfter.busy - baselineCpuBefore.machine.busy)) / Math.max(1, baselineMachineAfter.total - baselineCpuBefore.machine.total), 1),
+      cpuAccount: baselineCpuAccount,
     };
     log(`baseline: all running after ${seconds(baselineAllRunning)} s`);
     await sleep(SETTLE_S * 1000);
@@ -255,6 +272,7 @@ await run.main(async () => {
       concurrency: BASELINE_CONCURRENCY,
       stopConcurrency: BASELINE_STOP_CONCURRENCY,
       loadAverageBefore: loadBeforeBaseline,
+      quietBefore: quietBeforeBaseline,
       allRunningSeconds: seconds(baselineAllRunning),
       ...baselineCpu,
       perPodStartedSeconds: summarize(started.map((s) => s.returnedMs / 1000), 2),
@@ -340,6 +358,8 @@ await run.main(async () => {
       `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod).map(([m, r]) => `${m} ${r}`).join(', ')}.`,
       '',
       `CRI calls during the density phase: ${Object.entries(densityCalls).map(([m, n]) => `${m} ${n}`).join(', ')}.`,
+      '',
+      `Whole machine while the ${PODS} pods start — kubelet: ${cpuAccountLine(densityResult.cpuAccount)}${baseline ? `; direct CRI baseline: ${cpuAccountLine(baseline.cpuAccount)}` : ''}.`,
       '',
       `Targets: RSS ≤ 150 MiB with ${PODS} pods ${result.targets.rssAtMost150MiB ? 'met' : 'not met'}; steady CPU ≤ 5 % ${result.targets.steadyCpuAtMost5Percent ? 'met' : 'not met'}.`,
     ].join('\n');

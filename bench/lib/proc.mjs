@@ -67,7 +67,8 @@ export function processCpuSnapshot() {
     try {
       const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
       const exe = path.basename(argv[0] ?? '');
-      const script = exe === 'node' || exe.startsWith('node') ? argv.slice(1).find((a) => !a.startsWith('-')) : undefined;
+      // The kubelet runs as `node --require <counter> apps/kubelet/dist/main.js …`: its script is not the first non-option.
+      const script = exe === 'node' || exe.startsWith('node') ? (argv.find((a) => a.endsWith('apps/kubelet/dist/main.js')) ?? argv.slice(1).find((a) => !a.startsWith('-'))) : undefined;
       name = script ? `node ${script.replace(`${REPO_ROOT}/`, '')}` : exe || `[${entry}]`;
     } catch {
       continue;
@@ -89,6 +90,93 @@ export function topProcesses(before, after, windowMs, n = 8) {
     .slice(0, n)
     .map(([name, ms]) => ({ name, cpuPercentOfOneCore: round((ms / windowMs) * 100) }));
 }
+
+export const PODMAN_COMPONENT = 'podman (with netavark, runc start)';
+
+/** Which part of a node a process belongs to, by its name in processCpuSnapshot. */
+function componentOf(name) {
+  if (name.startsWith('node ') && name.includes('apps/kubelet/dist/main.js')) return 'kubelet';
+  if (name.startsWith('node bench/')) return 'bench runner';
+  if (name === 'containerd') return 'containerd (with the CNI plugins it ran)';
+  if (name.startsWith('containerd-shim')) return 'containerd shims (with runc)';
+  if (name === 'podman') return PODMAN_COMPONENT;
+  if (name === 'conmon') return 'conmon (with runc create)';
+  if (name === 'pause' || name === 'http-echo') return 'pod processes (runc init, pause, http-echo)';
+  if (/^\[\d+\]$/.test(name)) return 'kernel threads';
+  return 'other';
+}
+
+/**
+ * Waits until the machine is quiet: a 1-second window with at most `maxBusyPercent` of all cores busy
+ * (after a 110-pod teardown the kernel goes on removing network namespaces for a while), for at most
+ * `maxWaitSeconds`. So that each start phase begins on a machine in the same state, whatever ran
+ * before. Returns the seconds waited and the busy % of each window.
+ */
+export async function waitForQuiet({ maxBusyPercent = 25, maxWaitSeconds = 15 } = {}) {
+  const start = Date.now();
+  const windows = [];
+  for (;;) {
+    const a = machineCpu();
+    await sleep(1000);
+    const b = machineCpu();
+    const busy = round((100 * (b.busy - a.busy)) / Math.max(1, b.total - a.total));
+    windows.push(busy);
+    if (busy <= maxBusyPercent || Date.now() - start >= maxWaitSeconds * 1000) {
+      return { waitedSeconds: round((Date.now() - start) / 1000), quiet: busy <= maxBusyPercent, busyPercentPerSecond: windows };
+    }
+  }
+}
+
+/** CPU ms of the children this process has reaped (cutime + cstime). */
+function ownChildrenCpuMs() {
+  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
+}
+
+/**
+ * Starts accounting the whole machine's CPU; `finish()` returns CPU-seconds per node component
+ * (a process counts with the children it reaped: the CNI plugins in containerd, runc in the shims
+ * and conmon) and the machine's busy and idle CPU-seconds over the window. `childrenAs` names the
+ * component that this runner's own child processes belong to (e.g. the podman commands it ran).
+ */
+export function startCpuAccount({ childrenAs } = {}) {
+  const before = processCpuSnapshot();
+  const machine0 = machineCpu();
+  const children0 = ownChildrenCpuMs();
+  return () => {
+    const after = processCpuSnapshot();
+    const machine1 = machineCpu();
+    const components = {};
+    if (childrenAs !== undefined) {
+      const childrenMs = ownChildrenCpuMs() - children0;
+      components[childrenAs] = childrenMs;
+      components['bench runner'] = -childrenMs;
+    }
+    for (const [pid, { name, ms }] of after) {
+      const delta = ms - (before.get(pid)?.ms ?? 0);
+      if (delta <= 0) continue;
+      const component = componentOf(name);
+      components[component] = (components[component] ?? 0) + delta;
+    }
+    const seconds = (jiffies) => round(jiffies / CLK_TCK, 1);
+    return {
+      busyCpuSeconds: seconds(machine1.busy - machine0.busy),
+      idleCpuSeconds: seconds(machine1.total - machine0.total - (machine1.busy - machine0.busy)),
+      byComponent: Object.fromEntries(
+        Object.entries(components)
+          .map(([name, ms]) => [name, round(ms / 1000, 1)])
+          .filter(([, s]) => s >= 0.1)
+          .sort((a, b) => b[1] - a[1]),
+      ),
+    };
+  };
+}
+
+/** "kubelet 8 · containerd … 51" from a startCpuAccount() result. */
+export const cpuAccountLine = (account) =>
+  `${account.busyCpuSeconds} CPU-s busy, ${account.idleCpuSeconds} idle (${Object.entries(account.byComponent)
+    .map(([name, s]) => `${name} ${s}`)
+    .join(' · ')})`;
 
 /**
  * Measures process `pid` for `seconds`: RSS every second, CPU % of one core over the window (and

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { env, loadRuntimeEnv, log, parseArgs, sleep } from '../lib/env.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
-import { loadAverage, measureWindow } from '../lib/proc.mjs';
+import { PODMAN_COMPONENT, cpuAccountLine, loadAverage, measureWindow, startCpuAccount, waitForQuiet } from '../lib/proc.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
 import { table, writeResults } from '../lib/report.mjs';
 import { round } from '../lib/stats.mjs';
@@ -139,8 +139,13 @@ try {
   });
   fs.writeFileSync(yaml, manifests.join('\n---\n'));
 
+  // After the density benchmark's teardown the kernel is busy for a while: start on a quiet machine, as the kubelet did.
+  const quietBeforeStart = await waitForQuiet();
+  log(`the machine was quiet after ${quietBeforeStart.waitedSeconds} s (busy % per second: ${quietBeforeStart.busyPercentPerSecond.join(' ')})`);
   const loadBeforeStart = loadAverage();
   log(`podman kube play: ${PODS} pods`);
+  // kube play (and the `podman ps` polls) run as this runner's children: their CPU is podman's.
+  const startAccount = startCpuAccount({ childrenAs: PODMAN_COMPONENT });
   const t0 = performance.now();
   await podman(['kube', 'play', '-q', yaml]);
   const playReturned = performance.now() - t0;
@@ -154,10 +159,11 @@ try {
     if (performance.now() - t0 > 300_000) throw new Error(`only ${appRunning} of ${PODS} podman containers running after 300 s`);
     await sleep(250);
   }
+  const startCpu = startAccount();
   log(`podman: kube play returned after ${round(playReturned / 1000, 2)} s, all running after ${round(allRunning / 1000, 2)} s`);
   // A short look at podman's own footprint with the pods running: conmon per container, no daemon.
   const conmons = execFileSync('pgrep', ['-x', 'conmon'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  const steady = await measureWindow(conmons[0] ?? process.pid, 5, { others: { conmon: conmons } });
+  const steady = await measureWindow(conmons[0] ?? process.pid, 3, { others: { conmon: conmons } });
 
   const loadBeforeStop = loadAverage();
   log('podman kube down');
@@ -179,7 +185,7 @@ try {
     loadAverage: { beforeStart: loadBeforeStart, beforeStop: loadBeforeStop, atEnd: loadAverage() },
     pods: PODS,
     pod: 'the density pods: one http-echo container (image present), without `ports` (podman would publish them on the host); podman ignores the readiness probe',
-    start: { kubePlayReturnedSeconds: round(playReturned / 1000, 2), allRunningSeconds: round(allRunning / 1000, 2) },
+    start: { kubePlayReturnedSeconds: round(playReturned / 1000, 2), allRunningSeconds: round(allRunning / 1000, 2), quietBefore: quietBeforeStart, cpuAccount: startCpu },
     steady: { conmonProcesses: conmons.length, conmonCpuPercentOfOneCore: steady.others.conmon, machineBusyPercentOfAllCores: steady.machineBusyPercentOfAllCores },
     stop: { kubeDownReturnedSeconds: round(downReturned / 1000, 2), containersLeft: left.total, error: stopError },
   };
@@ -198,6 +204,8 @@ try {
         [`kube down returned (${left.total} containers left${stopError ? `; ${stopError}` : ''})`, result.stop.kubeDownReturnedSeconds],
       ],
     ),
+    '',
+    `Whole machine while the ${PODS} pods start: ${cpuAccountLine(startCpu)}.`,
   ].join('\n');
   const files = writeResults('podman', result, md, { out: args.option('out') });
   process.stdout.write(`${md}\n\nresults: ${files.json}, ${files.md}\n`);

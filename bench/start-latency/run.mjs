@@ -6,7 +6,7 @@
 // sequentially, no kubelet), half before and half after the kubelet phase, timed from the first call
 // until the container is seen running the same way. Reports p50/p99 of each and kubelet ÷ baseline.
 //
-// Usage: node bench/start-latency/run.mjs [--pods 30] [--poll-ms 20] [--settle 5] [--v 2] [--cpu-prof] [--out <file.json>] [--keep]
+// Usage: node bench/start-latency/run.mjs [--pods 30] [--poll-ms 20] [--settle 2] [--v 2] [--cpu-prof] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock while it measures.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +26,7 @@ import { ratio, round, summarize } from '../lib/stats.mjs';
 const args = parseArgs();
 const PODS = args.number('pods', 30);
 const POLL_MS = args.number('poll-ms', 20);
-const SETTLE_S = args.number('settle', 5);
+const SETTLE_S = args.number('settle', 2);
 const POD_TIMEOUT_MS = args.number('pod-timeout', 60) * 1000;
 const CPU_PROF = args.flag('cpu-prof');
 const run = createBenchmarkRun('start-latency', { keep: args.flag('keep') });
