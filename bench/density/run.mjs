@@ -11,8 +11,8 @@
 //                     sandbox is stopped and every sandbox is gone (the kubelet removes a deleted
 //                     pod's sandboxes in housekeeping); the baseline stops and removes its pods with
 //                     the kubelet's calls, concurrently.
-// Both start phases (and podman's) begin once the machine is quiet (waitForQuiet: a teardown leaves the
-// kernel busy for a while) and record where the whole machine's CPU went (startCpuAccount).
+// Both start phases (and podman's) begin once the machine's CPU is quiet (waitForQuiet, whatever ran
+// before) and record where the whole machine's CPU went (startCpuAccount).
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
 // Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 2]
@@ -237,7 +237,7 @@ await run.main(async () => {
     const baselineRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/bench-dens-baseline-${process.pid}`;
     run.defer('remove the baseline cgroup root', () => removeCgroupTree(baselineRoot));
     run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === label));
-    // The kubelet's teardown leaves the kernel busy for a while: start on a machine as quiet as the kubelet's was.
+    // Right after the kubelet's teardown: start on a machine as quiet as the kubelet's was.
     const quietBeforeBaseline = await waitForQuiet();
     log(`baseline: the machine was quiet after ${quietBeforeBaseline.waitedSeconds} s (busy % per second: ${quietBeforeBaseline.busyPercentPerSecond.join(' ')})`);
     const loadBeforeBaseline = loadAverage();

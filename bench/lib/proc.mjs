@@ -107,10 +107,10 @@ function componentOf(name) {
 }
 
 /**
- * Waits until the machine is quiet: a 1-second window with at most `maxBusyPercent` of all cores busy
- * (after a 110-pod teardown the kernel goes on removing network namespaces for a while), for at most
- * `maxWaitSeconds`. So that each start phase begins on a machine in the same state, whatever ran
- * before. Returns the seconds waited and the busy % of each window.
+ * Waits until the machine is quiet: a 1-second window with at most `maxBusyPercent` of all cores busy,
+ * for at most `maxWaitSeconds`. So that each start phase begins on a machine in the same state, whatever
+ * ran before; the CPU itself is checked because the load average stays high (tasks in uninterruptible
+ * sleep) for minutes after a 110-pod teardown. Returns the seconds waited and the busy % of each window.
  */
 export async function waitForQuiet({ maxBusyPercent = 25, maxWaitSeconds = 15 } = {}) {
   const start = Date.now();
@@ -172,7 +172,7 @@ export function startCpuAccount({ childrenAs } = {}) {
   };
 }
 
-/** "kubelet 8 · containerd … 51" from a startCpuAccount() result. */
+/** One line from a startCpuAccount() result: busy and idle CPU-s, then each component's CPU-s. */
 export const cpuAccountLine = (account) =>
   `${account.busyCpuSeconds} CPU-s busy, ${account.idleCpuSeconds} idle (${Object.entries(account.byComponent)
     .map(([name, s]) => `${name} ${s}`)

@@ -139,7 +139,7 @@ try {
   });
   fs.writeFileSync(yaml, manifests.join('\n---\n'));
 
-  // After the density benchmark's teardown the kernel is busy for a while: start on a quiet machine, as the kubelet did.
+  // Right after the density benchmark's teardown: start on a quiet machine, as the kubelet did.
   const quietBeforeStart = await waitForQuiet();
   log(`the machine was quiet after ${quietBeforeStart.waitedSeconds} s (busy % per second: ${quietBeforeStart.busyPercentPerSecond.join(' ')})`);
   const loadBeforeStart = loadAverage();
