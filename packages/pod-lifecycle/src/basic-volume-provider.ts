@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Container, Pod, Volume } from '@kubelet-ts/api';
 import type { Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
-import type { ContainerMount } from '@kubelet-ts/runtime-manager';
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import { PodLifecycleError } from './errors.js';
 import { podDir } from './internal/pod-dirs.js';
 import type { VolumeProvider } from './types.js';

@@ -18,7 +18,6 @@ export type { ContainerStartFailure, ReasonCache } from './reason-cache.js';
 export {
   generatePodStatus,
   getPodPhase,
-  shouldContainerBeRestarted,
   alwaysReady,
   alwaysStarted,
   pastActiveDeadline,

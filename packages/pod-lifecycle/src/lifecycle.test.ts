@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import type { ContainerMount } from '@kubelet-ts/runtime-manager';
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
 import { createPodLifecycle } from './lifecycle.js';
 import type { PodLifecycleDeps } from './lifecycle.js';

@@ -2,7 +2,8 @@ import type { Pod, PodStatus } from '@kubelet-ts/api';
 import { getPodQOSClass } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger, TimerHandle } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
-import type { ContainerGCPolicy, ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { ContainerGCPolicy, ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
+import { toRunningPodWithAllContainers } from '@kubelet-ts/container-runtime';
 import { PodLifecycleError } from './errors.js';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
@@ -130,26 +131,6 @@ const REJECTED_MESSAGE_PREFIX = 'Pod was rejected: ';
 
 function podKey(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;
-}
-
-function runningPodFromStatus(status: RuntimePodStatus): RunningPod {
-  const sandboxId = status.sandboxes[0]?.id ?? '';
-  return {
-    uid: status.uid,
-    name: status.name,
-    namespace: status.namespace,
-    sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
-    containers: status.containers.map((c) => ({
-      id: c.id,
-      name: c.name,
-      state: c.state,
-      image: c.image,
-      imageRef: c.imageRef,
-      hash: c.hash,
-      createdAt: c.createdAt,
-      sandboxId,
-    })),
-  };
 }
 
 function sameStatus(a: PodStatus | undefined, b: PodStatus): boolean {
@@ -281,7 +262,7 @@ export function createPodLifecycle(deps: PodLifecycleDeps): PodLifecycle {
     async syncTerminatingPod(pod, runtimeStatus, gracePeriodSeconds) {
       const uid = pod.metadata.uid;
       setStatus(pod, generate(pod, runtimeStatus, false));
-      const result = await runtime.killPod(pod, runningPodFromStatus(runtimeStatus), gracePeriodSeconds);
+      const result = await runtime.killPod(pod, toRunningPodWithAllContainers(runtimeStatus), gracePeriodSeconds);
       if (result.error !== undefined) {
         throw new PodLifecycleError('KillFailed', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
       }

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded, noopLogger } from '@kubelet-ts/common';
-import type { ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
 import { formatGoDuration } from './internal/go-duration.js';

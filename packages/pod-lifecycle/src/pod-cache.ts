@@ -1,4 +1,4 @@
-import type { RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { PodLifecycleError } from './errors.js';
 
 /** One cache entry: the newest runtime status of a pod (or the error reading it) and when it was read. */

@@ -1,7 +1,7 @@
 import { PodLifecycleError } from './errors.js';
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
 import type { PodStatusCache } from './pod-cache.js';
 import { createPodWorkers } from './pod-workers.js';

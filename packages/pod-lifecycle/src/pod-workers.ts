@@ -1,7 +1,7 @@
 import type { Pod } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, jitter, noopLogger } from '@kubelet-ts/common';
-import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { effectiveGracePeriodSeconds } from './internal/grace-period.js';
 import type { PodStatusCache } from './pod-cache.js';
 

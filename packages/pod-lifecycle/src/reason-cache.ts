@@ -1,4 +1,4 @@
-import type { PodSyncResult } from '@kubelet-ts/runtime-manager';
+import type { PodSyncResult } from '@kubelet-ts/container-runtime';
 
 /** Why the last start of a container failed: the waiting reason and message the status shows. */
 export interface ContainerStartFailure {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
-import type { ContainerMount, RunContainerOptions, RuntimeHelper } from '@kubelet-ts/runtime-manager';
+import type { ContainerMount, RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { PodLifecycleError } from './errors.js';
 import { getPodDNS, parseResolvConf, podDnsType } from './internal/dns.js';
 import type { DnsConfig } from './internal/dns.js';

@@ -1,5 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import type { ContainerMount } from '@kubelet-ts/runtime-manager';
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
 
 /** Operations of the merged pod config stream (upstream kubetypes.PodOperation). */
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';

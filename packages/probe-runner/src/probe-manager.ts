@@ -36,7 +36,7 @@ export interface StartupResults {
   isStarted(containerId: string, ref?: ContainerRef): boolean;
 }
 
-/** Structurally @kubelet-ts/runtime-manager's ProbeResults (consulted by computePodActions). */
+/** Structurally @kubelet-ts/container-runtime's ProbeResults (consulted by computePodActions). */
 export interface LivenessStartupResults {
   livenessFailed(containerId: string): boolean;
   startupFailed(containerId: string): boolean;

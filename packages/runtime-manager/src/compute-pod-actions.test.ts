@@ -1,8 +1,8 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { computePodActions, nextRestartCount, shouldContainerBeRestarted } from './compute-pod-actions.js';
+import { hashContainer, shouldContainerBeRestarted } from '@kubelet-ts/container-runtime';
+import type { ProbeResults, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '@kubelet-ts/container-runtime';
+import { computePodActions } from './compute-pod-actions.js';
 import type { PodActions } from './compute-pod-actions.js';
-import { hashContainer } from './hash.js';
-import type { ProbeResults, RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from './types.js';
 
 const c1: Container = { name: 'c1', image: 'busybox', command: ['sleep', '3600'] };
 const c2: Container = { name: 'c2', image: 'busybox', command: ['sleep', '3600'] };
@@ -369,18 +369,18 @@ describe('computePodActions: init containers and sidecars', () => {
   });
 });
 
-describe('helpers', () => {
-  it('nextRestartCount continues from the newest status', () => {
-    const st = status([sandbox()], [exited(c1, 1, { restartCount: 4, createdAt: 10 }), exited(c1, 1, { restartCount: 3, createdAt: 5 })]);
-    expect(nextRestartCount(st, 'c1')).toBe(5);
-    expect(nextRestartCount(st, 'c2')).toBe(0);
-  });
-
-  it('shouldContainerBeRestarted follows the newest instance only', () => {
-    const pod = makePod({ restartPolicy: 'OnFailure' });
-    // newest exited 0 (older one failed): no restart under OnFailure
-    const st = status([sandbox()], [exited(c1, 1, { createdAt: 1 }), exited(c1, 0, { createdAt: 2 })]);
-    expect(shouldContainerBeRestarted(c1, pod, st)).toBe(false);
-    expect(shouldContainerBeRestarted(c2, pod, st)).toBe(true);
+// Status generation shows a container that shouldContainerBeRestarted says will restart as Waiting;
+// the sync must then really restart it. A copy without the sidecar rule once let the two disagree.
+describe('computePodActions agrees with shouldContainerBeRestarted (the status view)', () => {
+  const cases = (['Always', 'OnFailure', 'Never'] as const).flatMap((policy) => [0, 1].map((exitCode) => [policy, exitCode] as const));
+  it.each(cases)('an exited sidecar and an exited container under restartPolicy %s, exit code %d', (policy, exitCode) => {
+    const pod = makePod({ restartPolicy: policy, initContainers: [side1] });
+    const st = status([sandbox()], [running(c1), exited(side1, exitCode), exited(c2, exitCode)]);
+    const actions = computePodActions(pod, st);
+    expect(actions.killPod).toBe(false);
+    // a sidecar restarts under every policy and exit code, in both views
+    expect(shouldContainerBeRestarted(side1, pod, st)).toBe(true);
+    expect(actions.initContainersToStart).toEqual([0]);
+    expect(actions.containersToStart.includes(1)).toBe(shouldContainerBeRestarted(c2, pod, st));
   });
 });

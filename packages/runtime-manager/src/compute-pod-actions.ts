@@ -1,6 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { hashContainer } from './hash.js';
-import type { ProbeResults, RuntimeContainerStatus, RuntimePodStatus } from './types.js';
+import { isRestartableInitContainer } from '@kubelet-ts/api';
+import { findContainerStatus, hashContainer, shouldContainerBeRestarted } from '@kubelet-ts/container-runtime';
+import type { ProbeResults, RuntimeContainerStatus, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 
 /** Why a container is killed (upstream containerKillReason). */
 export const ContainerKillReason = {
@@ -47,42 +48,9 @@ export interface ComputePodActionsDeps {
   probeResults?: ProbeResults;
 }
 
-/** True for an init container with `restartPolicy: Always` (a sidecar). */
-export function isRestartableInitContainer(container: Container): boolean {
-  return container.restartPolicy === 'Always';
-}
-
 /** Upstream shouldRestartOnFailure: anything but restartPolicy Never. */
 export function shouldRestartOnFailure(pod: Pod): boolean {
   return (pod.spec.restartPolicy ?? 'Always') !== 'Never';
-}
-
-/** The newest status of the container with this name (statuses are newest first). */
-export function findContainerStatus(status: RuntimePodStatus, name: string): RuntimeContainerStatus | undefined {
-  return status.containers.find((c) => c.name === name);
-}
-
-/**
- * Upstream kubecontainer.ShouldContainerBeRestarted: never after the pod is marked deleted; always
- * when it never ran (or all its instances were collected), or it is created/unknown; otherwise per
- * restartPolicy (Never: no; OnFailure: only after a non-zero exit; Always: yes).
- */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, status: RuntimePodStatus): boolean {
-  if (pod.metadata.deletionTimestamp !== undefined) return false;
-  const latest = findContainerStatus(status, container.name);
-  if (latest === undefined) return true;
-  if (latest.state === 'running') return false;
-  if (latest.state === 'unknown' || latest.state === 'created') return true;
-  const policy = pod.spec.restartPolicy ?? 'Always';
-  if (policy === 'Never') return false;
-  if (policy === 'OnFailure' && latest.exitCode === 0) return false;
-  return true;
-}
-
-/** The restart count for a new instance of a container: one more than the newest one the runtime still has. */
-export function nextRestartCount(status: RuntimePodStatus, name: string): number {
-  const latest = findContainerStatus(status, name);
-  return latest === undefined ? 0 : latest.restartCount + 1;
 }
 
 interface SandboxChange {

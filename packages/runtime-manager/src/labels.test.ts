@@ -1,11 +1,15 @@
 import type { Pod } from '@kubelet-ts/api';
-import { backoffKey, fnv1a32, hashContainer } from './hash.js';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_PORTS_ANNOTATION,
   CONTAINER_PRE_STOP_HANDLER_ANNOTATION,
   CONTAINER_RESTART_COUNT_ANNOTATION,
   CONTAINER_TYPE_ANNOTATION,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+  hashContainer,
+} from '@kubelet-ts/container-runtime';
+import {
   decodeContainerAnnotations,
   decodeContainerLabels,
   decodeSandboxLabels,
@@ -13,8 +17,6 @@ import {
   newContainerLabels,
   newPodAnnotations,
   newPodLabels,
-  POD_DELETION_GRACE_PERIOD_ANNOTATION,
-  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
 } from './labels.js';
 
 const pod: Pod = {
@@ -101,26 +103,5 @@ describe('labels and annotations', () => {
     expect(decoded.preStopHandler).toBeUndefined();
     expect(decoded.podTerminationGracePeriodSeconds).toBeUndefined();
     expect(decodeContainerLabels(undefined)).toEqual({ podName: '', podNamespace: '', podUID: '', containerName: '' });
-  });
-});
-
-describe('hashContainer', () => {
-  it('is FNV-1a 32 (known vectors)', () => {
-    expect(fnv1a32('')).toBe(0x811c9dc5);
-    expect(fnv1a32('a')).toBe(0xe40c292c);
-    expect(fnv1a32('foobar')).toBe(0xbf9cf968);
-  });
-
-  it('is stable across key order and empty fields, and changes when the spec changes', () => {
-    const a = hashContainer({ name: 'c', image: 'busybox', command: ['sleep', '1'] });
-    const b = hashContainer({ command: ['sleep', '1'], image: 'busybox', name: 'c', args: [], env: undefined });
-    expect(a).toBe(b);
-    expect(a).toMatch(/^[0-9a-f]{1,8}$/);
-    expect(hashContainer({ name: 'c', image: 'busybox', command: ['sleep', '2'] })).not.toBe(a);
-    expect(hashContainer({ name: 'c', image: 'busybox:2', command: ['sleep', '1'] })).not.toBe(a);
-  });
-
-  it('backoffKey is name_namespace_uid_container_hash', () => {
-    expect(backoffKey(pod, app)).toBe(`web_prod_u-1_app_${hashContainer(app)}`);
   });
 });

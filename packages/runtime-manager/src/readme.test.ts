@@ -6,8 +6,8 @@ import type { Pod } from '@kubelet-ts/api';
 import { createBackoff } from '@kubelet-ts/common';
 import { FakeClock } from '@kubelet-ts/common/testing';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
+import type { RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { createRuntimeManager } from './index.js';
-import type { RuntimeHelper } from './index.js';
 import { FakeContainerRuntime } from './testing/index.js';
 
 const pod: Pod = {

@@ -5,14 +5,14 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { createBackoff } from '@kubelet-ts/common';
 import type { Backoff } from '@kubelet-ts/common';
+import { hashContainer } from '@kubelet-ts/container-runtime';
+import type { ContainerRuntime, RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { FakeClock, RecordingLogger, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
-import { hashContainer } from './hash.js';
 import { GC_REMOVAL_CONCURRENCY } from './internal/gc.js';
 import { createRuntimeManager } from './runtime-manager.js';
 import type { RuntimeManagerOptions } from './runtime-manager.js';
-import type { ContainerRuntime, RunContainerOptions, RuntimeHelper } from './types.js';
 
 let tmp: string;
 beforeEach(async () => {

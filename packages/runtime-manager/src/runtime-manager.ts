@@ -3,7 +3,7 @@ import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
-import { Reason, podFullName } from '@kubelet-ts/api';
+import { Reason, isRestartableInitContainer, podFullName } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type {
@@ -15,10 +15,16 @@ import type {
   RuntimeService,
 } from '@kubelet-ts/cri-client';
 import { CriError, isNotFound } from '@kubelet-ts/cri-client';
-import { ContainerKillReason, computePodActions, findContainerStatus, isRestartableInitContainer } from './compute-pod-actions.js';
+import {
+  CONTAINER_HASH_ANNOTATION,
+  KUBERNETES_POD_UID_LABEL,
+  backoffKey,
+  findContainerStatus,
+  toRunningPod,
+} from '@kubelet-ts/container-runtime';
+import { ContainerKillReason, computePodActions } from './compute-pod-actions.js';
 import { RuntimeManagerError, isRuntimeManagerError } from './errors.js';
 import type { RuntimeManagerErrorCode } from './errors.js';
-import { backoffKey } from './hash.js';
 import type { ImagePuller } from './image-puller.js';
 import { createImagePuller } from './image-puller.js';
 import { collectGarbage } from './internal/gc.js';
@@ -28,7 +34,7 @@ import { formatGoDuration } from './internal/go-duration.js';
 import { formatPod, runLifecycleHandler } from './internal/lifecycle.js';
 import { MAX_TERMINATION_MESSAGE_BYTES, readFileHead, readLastLogLines } from './internal/logs.js';
 import { Semaphore } from './internal/semaphore.js';
-import { CONTAINER_HASH_ANNOTATION, KUBERNETES_POD_UID_LABEL, decodeContainerAnnotations, decodeContainerLabels, decodeSandboxLabels } from './labels.js';
+import { decodeContainerAnnotations, decodeContainerLabels, decodeSandboxLabels } from './labels.js';
 import type {
   ContainerGCPolicy,
   ContainerRuntime,
@@ -44,7 +50,7 @@ import type {
   RuntimePodStatus,
   RuntimeSandboxStatus,
   SyncResult,
-} from './types.js';
+} from '@kubelet-ts/container-runtime';
 
 /** Upstream minimumGracePeriodInSeconds: containers always get this long to stop. */
 export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
@@ -139,28 +145,6 @@ function containerStateOf(state: string): RuntimeContainerState {
     default:
       return 'unknown';
   }
-}
-
-function toRunningPodFromStatus(status: RuntimePodStatus): RunningPod {
-  return {
-    uid: status.uid,
-    name: status.name,
-    namespace: status.namespace,
-    sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
-    // Upstream ConvertPodStatusToRunningPod: only running containers need stopping.
-    containers: status.containers
-      .filter((c) => c.state === 'running')
-      .map((c) => ({
-        id: c.id,
-        name: c.name,
-        state: c.state,
-        image: c.image,
-        imageRef: c.imageRef,
-        hash: c.hash,
-        createdAt: c.createdAt,
-        sandboxId: status.sandboxes[0]?.id ?? '',
-      })),
-  };
 }
 
 function failed(results: SyncResult[]): FailedResult | undefined {
@@ -393,7 +377,7 @@ class RuntimeManager implements ContainerRuntime {
     log.debug('computePodActions', { actions });
 
     if (actions.killPod) {
-      const killed = await this.killPod(pod, toRunningPodFromStatus(status));
+      const killed = await this.killPod(pod, toRunningPod(status));
       results.push(...killed.results);
       if (killed.error !== undefined) return { results, error: killed.error };
       // Nothing left to run (all done, or a failed init container under restartPolicy Never).

@@ -5,7 +5,7 @@ import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
 import type { EvictionConfig, EvictionManager, NodeCondition } from '@kubelet-ts/eviction-manager';
 import { DEFAULT_MONITORING_INTERVAL_MS, createEvictionManager } from '@kubelet-ts/eviction-manager';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
-import type { ContainerRuntime } from '@kubelet-ts/runtime-manager';
+import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import type { Router } from '@kubelet-ts/server';
 import { sendJson } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';

@@ -1,7 +1,7 @@
 // Upstream pkg/kubelet/status/generate.go: the kubelet-owned pod conditions.
 import type { Container, ContainerStatus, Pod, PodCondition } from '@kubelet-ts/api';
 import { isRestartableInitContainer } from '@kubelet-ts/api';
-import type { RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
 
 /** Condition reasons written by the kubelet (status/generate.go). */
 export const ConditionReason = {

@@ -1,5 +1,5 @@
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/api';
-import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '@kubelet-ts/runtime-manager';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '@kubelet-ts/container-runtime';
 import { makePod } from '../testing/make-pod.js';
 import type { ContainerStartFailure } from '../reason-cache.js';
 import { DEADLINE_EXCEEDED, generatePodStatus, getPodPhase, pastActiveDeadline } from './generate.js';
@@ -222,6 +222,18 @@ describe('generatePodStatus: container states and reasons', () => {
     expect(status?.restartCount).toBe(1);
     expect(status?.ready).toBe(false);
     expect(s.phase).toBe('Running');
+  });
+
+  it('shows an exited sidecar of a restartPolicy Never pod waiting with its back-off: the sync restarts sidecars whatever the policy', () => {
+    const pod = makePod({ restartPolicy: 'Never', initContainers: [{ name: 'side', restartPolicy: 'Always' }] });
+    const side = rc('side', 'exited', { exitCode: 1, reason: 'Error' });
+    const app = rc('app', 'exited', { exitCode: 1, reason: 'Error' });
+    const crashLoop = { reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container' };
+    const s = gen(pod, [side, app], { reasons: reasonsOf({ side: crashLoop, app: crashLoop }) });
+    expect(cs(s, 'side')?.state).toEqual({ waiting: { reason: 'CrashLoopBackOff', message: crashLoop.message } });
+    expect(cs(s, 'side')?.lastState?.terminated?.exitCode).toBe(1);
+    // a regular container of the same pod is not restarted under Never: it stays terminated
+    expect(cs(s, 'app')?.state?.terminated?.exitCode).toBe(1);
   });
 
   it.each(['ErrImagePull', 'ImagePullBackOff', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'InvalidImageName'])(

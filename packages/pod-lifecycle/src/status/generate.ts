@@ -2,7 +2,8 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/api';
 import { getPodQOSClass, isRestartableInitContainer, isStaticPod } from '@kubelet-ts/api';
-import type { RuntimeContainerStatus, RuntimePodStatus } from '@kubelet-ts/runtime-manager';
+import { shouldContainerBeRestarted } from '@kubelet-ts/container-runtime';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { ContainerStartFailure } from '../reason-cache.js';
 import {
   generateContainersReadyCondition,
@@ -74,20 +75,6 @@ const STATUS_UNKNOWN = 'ContainerStatusUnknown';
 
 function isTerminalPhase(phase: string | undefined): phase is 'Succeeded' | 'Failed' {
   return phase === 'Succeeded' || phase === 'Failed';
-}
-
-/** Upstream ShouldContainerBeRestarted (sidecars always restart). */
-export function shouldContainerBeRestarted(container: Container, pod: Pod, status: RuntimePodStatus, isInit = false): boolean {
-  if (pod.metadata.deletionTimestamp !== undefined) return false;
-  const latest = status.containers.find((c) => c.name === container.name);
-  if (latest === undefined) return true;
-  if (latest.state === 'running') return false;
-  if (latest.state === 'unknown' || latest.state === 'created') return true;
-  if (isInit && isRestartableInitContainer(container)) return true;
-  const policy = pod.spec.restartPolicy ?? 'Always';
-  if (policy === 'Never') return false;
-  if (policy === 'OnFailure' && latest.exitCode === 0) return false;
-  return true;
 }
 
 /** Upstream getPhase: the pod phase from its container statuses (regular, init and sidecar). */
@@ -276,7 +263,7 @@ function convertToAPIContainerStatuses(o: ConvertOptions): ContainerStatus[] {
       const latest = o.runtimeStatus.containers.find((cs) => cs.name === c.name);
       if (latest?.state === 'exited' && latest.exitCode === 0) continue;
     }
-    if (!shouldContainerBeRestarted(c, o.pod, o.runtimeStatus, o.isInit)) continue;
+    if (!shouldContainerBeRestarted(c, o.pod, o.runtimeStatus)) continue;
     const failure = o.reasons(c.name);
     if (failure === undefined) continue;
     const status = statuses.get(c.name);

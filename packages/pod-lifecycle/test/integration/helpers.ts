@@ -8,7 +8,7 @@ import { createBackoff, systemClock } from '@kubelet-ts/common';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
-import type { ContainerRuntime } from '@kubelet-ts/runtime-manager';
+import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '../../src/index.js';
 import type { PodLifecycle } from '../../src/index.js';
 import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';

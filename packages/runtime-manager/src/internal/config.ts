@@ -10,7 +10,7 @@ import type {
   SecurityProfile,
 } from '@kubelet-ts/cri-client';
 import { newContainerAnnotations, newContainerLabels, newPodAnnotations, newPodLabels } from '../labels.js';
-import type { ContainerMount, RunContainerOptions } from '../types.js';
+import type { ContainerMount, RunContainerOptions } from '@kubelet-ts/container-runtime';
 import { expandCommandAndArgs } from './expansion.js';
 import { linuxContainerResources } from './resources.js';
 

@@ -4,7 +4,7 @@ import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded } from '@kubelet-ts/common';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
-import type { ContainerGCPolicy } from '../types.js';
+import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
 
 /**
  * Container and sandbox removals in flight at once: removing a deleted pod's sandbox takes ~0.5 s on a

@@ -1,7 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock } from '@kubelet-ts/common';
 import { systemClock } from '@kubelet-ts/common';
-import { backoffKey, hashContainer } from '../hash.js';
+import { backoffKey, hashContainer, toRunningPod, toRunningPodWithAllContainers } from '@kubelet-ts/container-runtime';
 import { formatGoDuration } from '../internal/go-duration.js';
 import type {
   ContainerGCPolicy,
@@ -14,7 +14,7 @@ import type {
   RuntimePodStatus,
   RuntimeSandboxStatus,
   SyncResult,
-} from '../types.js';
+} from '@kubelet-ts/container-runtime';
 
 /** The methods of {@link ContainerRuntime}, as recorded in {@link FakeContainerRuntime.calls}. */
 export type FakeRuntimeMethod = keyof ContainerRuntime;
@@ -220,24 +220,13 @@ export class FakeContainerRuntime implements ContainerRuntime {
     this.#maybeFail('getPods');
     const out: RunningPod[] = [];
     for (const pod of this.pods.values()) {
-      const sandboxes = pod.sandboxes
-        .filter((s) => all || s.state === 'ready')
-        .map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt }));
-      const sandboxId = pod.sandboxes[0]?.id ?? '';
-      const containers = pod.containers
-        .filter((c) => all || c.state === 'running')
-        .map((c) => ({
-          id: c.id,
-          name: c.name,
-          state: c.state,
-          image: c.image,
-          imageRef: c.imageRef,
-          hash: c.hash,
-          createdAt: c.createdAt,
-          sandboxId,
-        }));
-      if (sandboxes.length === 0 && containers.length === 0) continue;
-      out.push({ uid: pod.uid, name: pod.name, namespace: pod.namespace, sandboxes, containers });
+      // As stored (not sorted); every container is attached to the first sandbox.
+      const status: RuntimePodStatus = { ...pod, ips: [], timestamp: 0 };
+      const listed = all ? toRunningPodWithAllContainers(status) : toRunningPod(status);
+      // Without `all`, the runtime lists ready sandboxes only.
+      const sandboxes = listed.sandboxes.filter((s) => all || s.state === 'ready');
+      if (sandboxes.length === 0 && listed.containers.length === 0) continue;
+      out.push({ ...listed, sandboxes });
     }
     return out;
   }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
-import type { RunContainerOptions, RuntimeHelper } from '../../src/index.js';
+import type { RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 
 export { env, waitFor };

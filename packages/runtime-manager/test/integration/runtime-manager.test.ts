@@ -6,8 +6,9 @@ import type { Pod } from '@kubelet-ts/api';
 import { createBackoff, systemClock } from '@kubelet-ts/common';
 import type { Backoff } from '@kubelet-ts/common';
 import type { CriClient } from '@kubelet-ts/cri-client';
-import { createRuntimeManager, hashContainer } from '../../src/index.js';
-import type { ContainerRuntime, RuntimePodStatus } from '../../src/index.js';
+import { hashContainer } from '@kubelet-ts/container-runtime';
+import type { ContainerRuntime, RuntimePodStatus } from '@kubelet-ts/container-runtime';
+import { createRuntimeManager } from '../../src/index.js';
 import { TestRuntimeHelper, env, newClient, removePod, tempRoot, testPod, waitFor } from './helpers.js';
 
 const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');

@@ -1,4 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
+import { fnv1a32 } from './internal/fnv.js';
 
 /**
  * A stable hash of a container spec, as lowercase hex (upstream HashContainer: FNV-1a 32 over the
@@ -17,16 +18,6 @@ export function hashContainer(container: Container): string {
  */
 export function backoffKey(pod: Pod, container: Container): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}_${pod.metadata.uid}_${container.name}_${hashContainer(container)}`;
-}
-
-/** FNV-1a, 32 bits, over the UTF-8 bytes of `text`. */
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash >>> 0;
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,8 +1,8 @@
 /**
- * The contract between the pod lifecycle core (@kubelet-ts/pod-lifecycle) and the CRI-backed
- * runtime manager. Mirrors upstream kubecontainer.Runtime / kubecontainer.PodStatus: the
- * lifecycle core never talks CRI itself; it asks the runtime manager for what runs and tells
- * it to converge one pod at a time.
+ * The contract between the kubelet's core (pod lifecycle, status, node status, later a device
+ * manager) and a container runtime. Mirrors upstream kubecontainer.Runtime / kubecontainer.PodStatus
+ * (pkg/kubelet/container): the core never talks CRI itself; it asks the runtime what runs and tells
+ * it to converge one pod at a time. @kubelet-ts/runtime-manager implements it over CRI.
  *
  * Times are milliseconds since the Unix epoch (CRI's nanosecond strings are converted once,
  * at the boundary).
@@ -171,7 +171,7 @@ export interface ContainerRuntime {
   status(): Promise<RuntimeCondition[]>;
 }
 
-/** Probe verdicts the runtime manager consults in computePodActions (wired to the probe manager later). */
+/** Probe verdicts the runtime consults in computePodActions (upstream prober/results; the probe manager implements it). */
 export interface ProbeResults {
   /** True when the container's liveness probe has failed (it must be restarted). */
   livenessFailed(containerId: string): boolean;
@@ -194,11 +194,31 @@ export interface ContainerMount {
   selinuxRelabel?: boolean;
 }
 
+/** A host device for a container (upstream DeviceInfo). */
+export interface DeviceInfo {
+  pathOnHost: string;
+  pathInContainer: string;
+  /** cgroup permissions: any of "r", "w", "m". */
+  permissions: string;
+}
+
+/** A CDI device by its fully qualified name, e.g. `vendor.com/gpu=0` (upstream CDIDevice). */
+export interface CDIDevice {
+  name: string;
+}
+
 /** What the kubelet computes for each container before CreateContainer (upstream RunContainerOptions). */
 export interface RunContainerOptions {
   env: Array<{ name: string; value: string }>;
   mounts: ContainerMount[];
   hostname: string;
+  /**
+   * Room for the device manager (not filled yet, and not yet handed to CRI by the runtime manager):
+   * host devices, CDI devices and annotations for the container, as upstream's device plugins give them.
+   */
+  devices?: DeviceInfo[];
+  cdiDevices?: CDIDevice[];
+  annotations?: Array<{ name: string; value: string }>;
 }
 
 /**

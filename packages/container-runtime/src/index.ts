@@ -1,0 +1,40 @@
+export type {
+  CDIDevice,
+  ContainerGCPolicy,
+  ContainerMount,
+  ContainerRuntime,
+  DeviceInfo,
+  PodSyncResult,
+  ProbeResults,
+  RunContainerOptions,
+  RunningContainer,
+  RunningPod,
+  RunningSandbox,
+  RuntimeCondition,
+  RuntimeContainerState,
+  RuntimeContainerStatus,
+  RuntimeHelper,
+  RuntimePodStatus,
+  RuntimeSandboxStatus,
+  SyncAction,
+  SyncResult,
+} from './types.js';
+export {
+  CONTAINER_HASH_ANNOTATION,
+  CONTAINER_PORTS_ANNOTATION,
+  CONTAINER_PRE_STOP_HANDLER_ANNOTATION,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION,
+  CONTAINER_TYPE_ANNOTATION,
+  ContainerType,
+  KUBERNETES_CONTAINER_NAME_LABEL,
+  KUBERNETES_POD_NAME_LABEL,
+  KUBERNETES_POD_NAMESPACE_LABEL,
+  KUBERNETES_POD_UID_LABEL,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+} from './labels.js';
+export { backoffKey, hashContainer } from './hash.js';
+export { toRunningPod, toRunningPodWithAllContainers } from './running-pod.js';
+export { findContainerStatus, shouldContainerBeRestarted } from './restart.js';
