@@ -5,3 +5,7 @@ export type { Clock, TimerHandle } from './clock.js';
 export { createBackoff } from './backoff.js';
 export { forEachBounded } from './concurrency.js';
 export type { Backoff, BackoffOptions } from './backoff.js';
+export { EventType, noopEventRecorder } from './events.js';
+export type { EventRecorder, ObjectReference } from './events.js';
+export { DEFAULT_BUCKETS, noopMetrics } from './metrics.js';
+export type { Counter, Gauge, Histogram, HistogramOptions, Labels, MetricArgs, MetricOptions, Metrics } from './metrics.js';
