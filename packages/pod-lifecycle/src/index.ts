@@ -40,8 +40,3 @@ export type { EvictPodRequest, KillPodCondition, PodAdmitHandler, PodAdmitResult
 export { toHealthChecker } from './health.js';
 export { createRuntimeHelper, podHostnameAndDomain } from './runtime-helper.js';
 export type { ConfigMapSecretSource, NodeAllocatable, RuntimeHelperDeps } from './runtime-helper.js';
-export { createBasicVolumeProvider } from './basic-volume-provider.js';
-export type { BasicVolumeProviderOptions } from './basic-volume-provider.js';
-export { managedHostsFileContent } from './internal/hosts-file.js';
-export { parseResolvConf } from './internal/dns.js';
-export type { DnsConfig } from './internal/dns.js';

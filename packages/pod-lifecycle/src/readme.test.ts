@@ -3,7 +3,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
-import { createBasicVolumeProvider, createPodLifecycle } from './index.js';
+import { FakeVolumeManager } from '@kubelet-ts/volume-manager/testing';
+import { createPodLifecycle } from './index.js';
 import { makePod } from './testing/index.js';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
@@ -20,7 +21,7 @@ describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
     const runtime = new FakeContainerRuntime();
     const getNodeIPs = (): string[] => ['192.168.1.10'];
-    const volumes = createBasicVolumeProvider({ rootDir });
+    const volumes = new FakeVolumeManager(rootDir);
     const pod = makePod({ name: 'web' });
 
     // README:begin
@@ -55,6 +56,7 @@ describe('README', () => {
     expect(pods.map((p) => p.metadata.uid)).toEqual([pod.metadata.uid]);
     expect(pods[0]?.status).toBe(status);
     expect((await stat(join(rootDir, 'pods', pod.metadata.uid))).isDirectory()).toBe(true);
+    expect(volumes.calls).toContainEqual({ method: 'waitForAttachAndMount', podUID: pod.metadata.uid });
     // Stopping the loop leaves the pod running.
     expect(runtime.callsOf('killPod')).toHaveLength(0);
   });

@@ -25,7 +25,7 @@ export interface RuntimeHelperDeps {
   getNodeAllocatable?: () => NodeAllocatable;
   /** configMapKeyRef / secretKeyRef / envFrom; standalone has none. */
   configMapsAndSecrets?: ConfigMapSecretSource;
-  /** Container mounts (basic provider or the volume manager). Without one only the managed /etc/hosts is mounted. */
+  /** Container mounts (the volume manager). Without one only the managed /etc/hosts is mounted. */
   volumes?: VolumeProvider;
   /** --resolv-conf; "" means none (pods then resolve through the local machine). Default /etc/resolv.conf. */
   resolvConf?: string;

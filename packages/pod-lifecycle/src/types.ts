@@ -17,8 +17,8 @@ export interface PodUpdate {
 /**
  * What the lifecycle core needs from the volume manager (upstream VolumeManager): mount a pod's
  * volumes before its containers start, tell the runtime helper where each container's mounts
- * come from, and release them when the pod is gone. `createBasicVolumeProvider` is a small
- * stand-in; the kubelet uses @kubelet-ts/volume-manager.
+ * come from, and release them when the pod is gone. The kubelet uses @kubelet-ts/volume-manager,
+ * which implements it structurally.
  */
 export interface VolumeProvider {
   /** Resolves once every volume of the pod is ready; rejects with the reason otherwise. */

@@ -9,7 +9,8 @@ import { createCriClient } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
-import { createBasicVolumeProvider, createPodLifecycle, createRuntimeHelper } from '../../src/index.js';
+import { createVolumeManager } from '@kubelet-ts/volume-manager';
+import { createPodLifecycle, createRuntimeHelper } from '../../src/index.js';
 import type { PodLifecycle } from '../../src/index.js';
 import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 
@@ -29,7 +30,7 @@ export interface Kubelet {
 
 /** The pieces apps/kubelet wires, on a temporary root dir, with a short crash-loop back-off. */
 export function startKubelet(client: CriClient, rootDir: string): Kubelet {
-  const volumes = createBasicVolumeProvider({ rootDir });
+  const volumes = createVolumeManager({ rootDir });
   const getNodeIPs = (): string[] => NODE_IPS;
   const helper = createRuntimeHelper({
     rootDir,
