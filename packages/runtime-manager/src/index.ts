@@ -14,5 +14,5 @@ export { ContainerKillReason, computePodActions, podSandboxChanged, shouldRestar
 export type { ComputePodActionsDeps, ContainerToKill, PodActions } from './compute-pod-actions.js';
 export { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, applyDefaultImageTag, createImagePuller } from './image-puller.js';
 export type { ImagePuller, ImagePullerOptions } from './image-puller.js';
-export { MINIMUM_GRACE_PERIOD_SECONDS, createRuntimeManager } from './runtime-manager.js';
+export { createRuntimeManager } from './runtime-manager.js';
 export type { RuntimeManagerOptions } from './runtime-manager.js';

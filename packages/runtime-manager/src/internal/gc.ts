@@ -2,9 +2,10 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded } from '@kubelet-ts/common';
+import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
-import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
+import { nsToMs } from './pod-status.js';
 
 /**
  * Container and sandbox removals in flight at once: removing a deleted pod's sandbox takes ~0.5 s on a
@@ -29,14 +30,6 @@ export interface GcDeps {
 interface Dead {
   id: string;
   createdAt: number;
-}
-
-function nsToMs(ns: string): number {
-  try {
-    return Number(BigInt(ns === '' ? '0' : ns) / 1_000_000n);
-  } catch {
-    return 0;
-  }
 }
 
 /**

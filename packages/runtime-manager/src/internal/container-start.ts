@@ -1,0 +1,192 @@
+// Upstream kuberuntime_container.go startContainer, and doBackOff from kuberuntime_manager.go.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Container, Pod } from '@kubelet-ts/api';
+import { Reason, podFullName } from '@kubelet-ts/api';
+import type { Backoff } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
+import { backoffKey, findContainerStatus } from '@kubelet-ts/container-runtime';
+import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
+import { ContainerKillReason } from '../compute-pod-actions.js';
+import type { ImageUser } from './config.js';
+import { generateContainerConfig, podLogsDirectory, verifyRunAsNonRoot } from './config.js';
+import { killContainer } from './container-kill.js';
+import type { RuntimeContext } from './context.js';
+import { hookDeps } from './context.js';
+import { formatGoDuration } from './go-duration.js';
+import { formatPod, runLifecycleHandler } from './lifecycle.js';
+import { criMessage } from './results.js';
+
+/** A container that could not be started, with the waiting reason its status must show. */
+export class StartFailure extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+
+  readonly retryAfterMs?: number;
+}
+
+/** Upstream doBackOff: a container that exited and is still in its CrashLoopBackOff window is not started. */
+export function checkBackoff(ctx: RuntimeContext, pod: Pod, container: Container, status: RuntimePodStatus, backoff: Backoff): void {
+  const exited = status.containers.find((c) => c.name === container.name && c.state === 'exited');
+  if (exited === undefined) return;
+  const key = backoffKey(pod, container);
+  const since = exited.finishedAt ?? exited.createdAt;
+  if (backoff.isInBackoffSince(key, since)) {
+    const delayMs = backoff.get(key);
+    throw new StartFailure(
+      Reason.CrashLoopBackOff,
+      `back-off ${formatGoDuration(delayMs)} restarting failed container=${container.name} pod=${formatPod(pod)}`,
+      { retryAfterMs: Math.max(0, since + delayMs - ctx.clock.now()) },
+    );
+  }
+  backoff.next(key);
+}
+
+/** Where one start of a container goes. */
+export interface StartContainerRequest {
+  sandboxId: string;
+  sandboxConfig: PodSandboxConfig;
+  pod: Pod;
+  container: Container;
+  status: RuntimePodStatus;
+  podIPs: string[];
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Upstream startContainer: pull the image, generate the config (CreateContainerConfigError), create
+ * and start the container within the start limit, then run its postStart hook (a failed hook kills
+ * it: PostStartHookError). Throws StartFailure with the waiting reason.
+ */
+export async function startContainer(ctx: RuntimeContext, request: StartContainerRequest): Promise<void> {
+  const { sandboxId, sandboxConfig, pod, container, podIPs, signal } = request;
+  const imageRef = await ctx.puller.ensureImageExists(pod, container, {
+    sandboxConfig,
+    ...(ctx.runtimeHandler === undefined ? {} : { runtimeHandler: ctx.runtimeHandler }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const restartCount = await nextRestartCount(ctx, pod, container, request.status);
+  let config: ContainerConfig;
+  try {
+    config = await containerConfig(ctx, pod, container, imageRef, restartCount, podIPs);
+  } catch (err) {
+    throw new StartFailure(Reason.CreateContainerConfigError, errorMessage(err), { cause: err });
+  }
+
+  const containerId = await ctx.starts.run(async () => {
+    let id: string;
+    try {
+      id = (await ctx.runtime.createContainer({ podSandboxId: sandboxId, config, sandboxConfig })).containerId;
+    } catch (err) {
+      throw new StartFailure(Reason.CreateContainerError, criMessage(err), { cause: err });
+    }
+    try {
+      await ctx.runtime.startContainer({ containerId: id });
+    } catch (err) {
+      throw new StartFailure(Reason.RunContainerError, criMessage(err), { cause: err });
+    }
+    return id;
+  }, 'high');
+
+  const postStart = container.lifecycle?.postStart;
+  if (postStart === undefined) return;
+  const message = await runLifecycleHandler(hookDeps(ctx), containerId, pod, container, postStart, podIPs[0] ?? '', signal);
+  if (message === '') return;
+  ctx.logger.warn('Failed to execute PostStartHook', { pod: podFullName(pod), containerName: container.name, err: message });
+  try {
+    await killContainer(ctx, {
+      pod,
+      containerId,
+      name: container.name,
+      spec: container,
+      message: 'FailedPostStartHook',
+      reason: ContainerKillReason.FailedPostStartHook,
+      podIP: podIPs[0] ?? '',
+    });
+  } catch (err) {
+    ctx.logger.error('Failed to kill container after a failed postStart hook', { containerName: container.name, err: errorMessage(err) });
+  }
+  throw new StartFailure(Reason.PostStartHookError, message);
+}
+
+/** The CRI config of a new container instance: image user check, run options from the helper, termination message and log dirs. */
+async function containerConfig(
+  ctx: RuntimeContext,
+  pod: Pod,
+  container: Container,
+  imageRef: string,
+  restartCount: number,
+  podIPs: string[],
+): Promise<ContainerConfig> {
+  const imageUser = await getImageUser(ctx, imageRef);
+  const refused = verifyRunAsNonRoot(pod, container, imageUser);
+  if (refused !== '') throw new Error(refused);
+  const options = await ctx.helper.generateRunContainerOptions(pod, container, podIPs);
+  const mounts = [...options.mounts];
+  const terminationPath = container.terminationMessagePath ?? '';
+  if (terminationPath !== '' && !mounts.some((m) => m.containerPath === terminationPath)) {
+    mounts.push({ containerPath: terminationPath, hostPath: await terminationMessageFile(ctx, pod, container), readOnly: false });
+  }
+  const logDir = path.join(podLogsDirectory(ctx.podLogsDir, pod.metadata.namespace, pod.metadata.name, pod.metadata.uid), container.name);
+  await mkdir(logDir, { recursive: true, mode: 0o755 });
+  return generateContainerConfig({
+    pod,
+    container,
+    imageRef,
+    restartCount,
+    options: { ...options, mounts },
+    runtimeHandler: ctx.runtimeHandler,
+    memoryCapacityBytes: ctx.memoryCapacityBytes,
+    cpuCfsQuota: ctx.cpuCfsQuota,
+    imageUser,
+  });
+}
+
+/** The restart count for a new instance: from the newest status, else from the log files left (upstream calcRestartCountByLogDir). */
+async function nextRestartCount(ctx: RuntimeContext, pod: Pod, container: Container, status: RuntimePodStatus): Promise<number> {
+  const latest = findContainerStatus(status, container.name);
+  if (latest !== undefined) return latest.restartCount + 1;
+  const dir = path.join(podLogsDirectory(ctx.podLogsDir, pod.metadata.namespace, pod.metadata.name, pod.metadata.uid), container.name);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let max = -1;
+  for (const e of entries) {
+    const m = /^(\d+)\.log$/.exec(e);
+    if (m?.[1] !== undefined) max = Math.max(max, Number(m[1]));
+  }
+  return max + 1;
+}
+
+/** Upstream getImageUser: the image's numeric UID, else its user name; neither set means root (UID 0). */
+async function getImageUser(ctx: RuntimeContext, imageRef: string): Promise<ImageUser> {
+  const image = (await ctx.images.imageStatus({ image: { image: imageRef }, verbose: false })).image;
+  if (image?.uid !== null && image?.uid !== undefined) return { uid: Number(image.uid.value), username: '' };
+  if (image !== null && image.username !== '') return { uid: undefined, username: image.username };
+  return { uid: 0, username: '' };
+}
+
+/** Creates `<podDir>/containers/<name>/<random id>` (mode 0666) for the termination message (upstream makeMounts). */
+async function terminationMessageFile(ctx: RuntimeContext, pod: Pod, container: Container): Promise<string> {
+  const dir = path.join(ctx.helper.getPodDir(pod.metadata.uid), 'containers', container.name);
+  await mkdir(dir, { recursive: true, mode: 0o750 });
+  const file = path.join(dir, randomBytes(4).toString('hex'));
+  const handle = await open(file, 'w', 0o666);
+  try {
+    await handle.chmod(0o666);
+  } finally {
+    await handle.close();
+  }
+  return file;
+}

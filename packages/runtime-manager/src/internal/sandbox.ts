@@ -1,0 +1,40 @@
+// Upstream kuberuntime_sandbox.go: generatePodSandboxConfig, createPodSandbox.
+import { mkdir } from 'node:fs/promises';
+import type { Pod } from '@kubelet-ts/api';
+import type { PodSandboxConfig } from '@kubelet-ts/cri-client';
+import type { RuntimeContext } from './context.js';
+import { generatePodSandboxConfig } from './config.js';
+import { toSandboxStatus } from './pod-status.js';
+
+/** The sandbox config of a pod: DNS and cgroup parent from the runtime helper. */
+export async function sandboxConfig(ctx: RuntimeContext, pod: Pod, attempt: number): Promise<PodSandboxConfig> {
+  const dns = await ctx.helper.getPodDNS(pod);
+  return generatePodSandboxConfig({
+    pod,
+    attempt,
+    podLogsDir: ctx.podLogsDir,
+    dns,
+    cgroupParent: ctx.helper.getPodCgroupParent(pod),
+  });
+}
+
+/** Makes the pod's log directory and runs its sandbox (within the start limit); returns the sandbox ID. */
+export async function createPodSandbox(ctx: RuntimeContext, pod: Pod, attempt: number): Promise<string> {
+  const config = await sandboxConfig(ctx, pod, attempt);
+  await mkdir(config.logDirectory ?? '', { recursive: true, mode: 0o755 });
+  const response = await ctx.starts.run(() =>
+    ctx.runtime.runPodSandbox({
+      config,
+      ...(ctx.runtimeHandler === undefined ? {} : { runtimeHandler: ctx.runtimeHandler }),
+    }),
+  );
+  return response.podSandboxId;
+}
+
+/** The pod IPs of a sandbox just created, primary first (throws when the runtime cannot say). */
+export async function createdSandboxIPs(ctx: RuntimeContext, sandboxId: string): Promise<string[]> {
+  const created = (await ctx.runtime.podSandboxStatus({ podSandboxId: sandboxId, verbose: false })).status;
+  if (created === null) throw new Error('pod sandbox status is nil');
+  const s = toSandboxStatus(created);
+  return s.ip === undefined ? [] : [s.ip, ...s.additionalIps];
+}
