@@ -7,10 +7,12 @@ import { systemClock } from '@kubelet-ts/common';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
+import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
 import { createPodConfig } from '@kubelet-ts/pod-sources';
 import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
+import { createCsiPluginRegistry } from '@kubelet-ts/volume-manager';
 import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
 import { createKubeletEvictionManager, evictionMonitoringIntervalMs, installNodeRoute, runEvictionManager } from './internal/eviction.js';
@@ -18,6 +20,7 @@ import { createKubeletContainerLogManager, runContainerLogManager } from './inte
 import { createKubeletImageGC, imageGCPeriodMs, runImageGC } from './internal/image-gc.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
+import { createKubeletPluginManager, runPluginManager } from './internal/plugins.js';
 import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
 import { waitForRuntime } from './internal/runtime-ready.js';
 import { closeAll, connectSources } from './internal/run.js';
@@ -65,8 +68,11 @@ const containerManager = createContainerManager({
 await startContainerManager(containerManager, logger.child({ component: 'cm' }));
 // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
 // terminated; the same object serves the runtime helper (container mounts) and the lifecycle.
-// configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through <root-dir>/plugins_registry.
-const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), clock, logger: logger.child({ component: 'volumes' }) });
+// configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through <root-dir>/plugins_registry
+// (plugin-manager, with a handler per plugin type: CSI drivers go to the volume manager's registry).
+const csiDrivers = createCsiPluginRegistry({ logger: logger.child({ component: 'volumes' }) });
+const plugins = createKubeletPluginManager({ rootDir: flags.rootDir, handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, clock, logger: logger.child({ component: 'volumes' }) });
+const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), csiDrivers, clock, logger: logger.child({ component: 'volumes' }) });
 const helper = createRuntimeHelper({
   rootDir: flags.rootDir,
   nodeName,
@@ -144,11 +150,12 @@ const cgroupsRunning = containerManager.run(shutdown.signal);
 const podConfig = createPodConfig({ sources: staticPodSources(config, nodeName, clock, logger), allowedObjectReferences: staticPodObjectReferences(flags.staticObjectDir), clock, logger, signal: shutdown.signal });
 const feeding = connectSources(podConfig, lifecycle, logger);
 const volumesRunning = runVolumeManager(volumes, shutdown.signal, clock, logger.child({ component: 'volumes' }));
+const pluginsRunning = runPluginManager(plugins, shutdown.signal, logger.child({ component: 'volumes' }));
 const containerLogsRunning = runtimeName === undefined ? undefined : runContainerLogManager(containerLogs, shutdown.signal, logger.child({ component: 'container-logs' }));
 const imageGcRunning = runImageGC(imageGc, runtimeName !== undefined, shutdown.signal, imageGCPeriodMs(process.env, logger));
 const evictionRunning = runtimeName !== undefined ? runEvictionManager(eviction, lifecycle, shutdown.signal, clock, logger.child({ component: 'eviction' })) : undefined;
 if (runtimeName !== undefined) await lifecycle.run(shutdown.signal);
 
-await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => imageGcRunning, () => containerLogsRunning, () => evictionRunning]);
+await closeAll(logger, [() => podConfig.close(), () => feeding, () => healthz?.close(), () => readOnly?.close(), () => cri.close(), () => probes.stop(), () => cgroupsRunning, () => volumesRunning, () => pluginsRunning, () => imageGcRunning, () => containerLogsRunning, () => evictionRunning]);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

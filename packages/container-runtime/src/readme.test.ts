@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 import { KUBERNETES_POD_UID_LABEL, shouldContainerBeRestarted, toRunningPod } from './index.js';
 import type { RuntimePodStatus } from './index.js';
 
@@ -39,15 +40,7 @@ describe('README', () => {
     const selector = { [KUBERNETES_POD_UID_LABEL]: pod.metadata.uid }; // CRI label selector of the pod's sandboxes and containers
     // README:end
 
-    const source = readFileSync(__filename, 'utf8');
-    const snippet = source
-      .slice(source.indexOf('// README:begin') + '// README:begin'.length, source.indexOf('    // README:end'))
-      .replace(/^\n/, '')
-      .split('\n')
-      .map((line) => line.replace(/^ {4}/, ''))
-      .join('\n')
-      .trimEnd();
-    expect(readme).toContain(snippet);
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(restartSidecar).toBe(true);
     expect(restartApp).toBe(false);
     expect(running.sandboxes.map((s) => s.id)).toEqual(['sb-1']);

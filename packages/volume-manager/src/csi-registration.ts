@@ -3,7 +3,6 @@ import { noopLogger } from '@kubelet-ts/common';
 import type { CsiNodeClient, CsiNodeClientOptions } from './csi-client.js';
 import { createCsiNodeClient } from './csi-client.js';
 import { VolumeError } from './errors.js';
-import type { PluginHandler } from './plugin-watcher.js';
 import type { CsiDriverInfo, CsiDriverRegistry } from './types.js';
 
 /** A CSI driver known through plugin registration. */
@@ -18,10 +17,17 @@ export interface RegisteredCsiDriver {
 
 /**
  * The CSI plugin's side of plugin registration (upstream csi.RegistrationHandler + the csiDrivers
- * store): a PluginHandler for `CSIPlugin` sockets and the CsiDriverRegistry the CSI volume plugin
- * looks drivers up in.
+ * store): the CsiDriverRegistry the CSI volume plugin looks drivers up in, and structurally the
+ * `PluginHandler` of @kubelet-ts/plugin-manager for `CSIPlugin` sockets (the wiring registers it
+ * there), so that neither package depends on the other.
  */
-export interface CsiPluginRegistry extends PluginHandler, CsiDriverRegistry {
+export interface CsiPluginRegistry extends CsiDriverRegistry {
+  /** Throws for an empty name, no usable 1.x version, or a driver already registered with an equal or higher one. */
+  validatePlugin(name: string, endpoint: string, versions: string[]): void;
+  /** Validates again, calls NodeGetInfo on the driver's endpoint, then keeps the driver. */
+  registerPlugin(name: string, endpoint: string, versions: string[]): Promise<void>;
+  /** Forgets the driver, unless it registered again on another endpoint meanwhile. */
+  deregisterPlugin(name: string, endpoint: string): void;
   list(): RegisteredCsiDriver[];
 }
 
@@ -81,7 +87,7 @@ export function highestSupportedCsiVersion(versions: string[]): string {
   return highest.text;
 }
 
-/** createCsiPluginRegistry: CSI drivers registered through `<root-dir>/plugins_registry` (wire it into createPluginWatcher's handlers as `CSIPlugin`). */
+/** createCsiPluginRegistry: CSI drivers registered through `<root-dir>/plugins_registry` (wire it into @kubelet-ts/plugin-manager's handlers as `CSIPlugin`). */
 export function createCsiPluginRegistry(options: CsiPluginRegistryOptions = {}): CsiPluginRegistry {
   const logger = (options.logger ?? noopLogger).child({ component: 'csi-registration' });
   const clientFactory = options.clientFactory ?? createCsiNodeClient;

@@ -43,9 +43,6 @@ export type {
   NodeUnstageVolumeRequest,
 } from './csi-client.js';
 
-export { createPluginWatcher, pluginsRegistryDir, PLUGIN_TYPE } from './plugin-watcher.js';
-export type { PluginHandler, PluginWatcher, PluginWatcherOptions, RegisteredPlugin } from './plugin-watcher.js';
-
 export { createCsiPluginRegistry, highestSupportedCsiVersion } from './csi-registration.js';
 export type { CsiPluginRegistry, CsiPluginRegistryOptions, RegisteredCsiDriver } from './csi-registration.js';
 

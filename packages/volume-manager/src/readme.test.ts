@@ -3,10 +3,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
 import { noopLogger } from '@kubelet-ts/common';
-import { createCsiPluginRegistry, createDirectoryObjectSource, createPluginWatcher, createStaticCsiDriverRegistry, createVolumeManager, PLUGIN_TYPE, pluginsRegistryDir } from './index.js';
+import { createCsiPluginRegistry, createDirectoryObjectSource, createStaticCsiDriverRegistry, createVolumeManager } from './index.js';
 import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
 import { createSystemMounter } from './mounter.js';
-import { createFakeCsiNodeServer, createFakeRegistrationServer } from './testing/index.js';
+import { createFakeCsiNodeServer } from './testing/index.js';
 import { readmeSnippet } from '@kubelet-ts/test-support';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
@@ -51,34 +51,28 @@ describe('README', () => {
     }
   });
 
-  it('runs the plugin registration snippet, which is the README block verbatim: a driver registered through its socket is found', async () => {
+  it('runs the CSI registration snippet, which is the README block verbatim: a driver registered as the plugin watcher does is found', async () => {
     const tmp = await makeTempDir('vm-readme-reg-');
     const rootDir = join(tmp.path, 'root');
     await mkdir(join(tmp.path, 'backing'));
-    const driver = createFakeCsiNodeServer({ socketPath: join(tmp.path, 'csi.sock'), mounter: createSystemMounter(), backingDir: join(tmp.path, 'backing') });
+    const csiSocket = join(tmp.path, 'csi.sock');
+    const driver = createFakeCsiNodeServer({ socketPath: csiSocket, mounter: createSystemMounter(), backingDir: join(tmp.path, 'backing') });
     await driver.start();
-    await mkdir(pluginsRegistryDir(rootDir), { recursive: true });
-    const registration = createFakeRegistrationServer({ socketPath: join(pluginsRegistryDir(rootDir), 'demo-reg.sock'), name: 'demo.csi', endpoint: join(tmp.path, 'csi.sock') });
-    await registration.start();
-    const controller = new AbortController();
-    const signal = controller.signal;
     const logger = noopLogger;
     try {
       // REG:begin
-      const csiDrivers = createCsiPluginRegistry({ logger });
-      const watcher = createPluginWatcher({ dir: pluginsRegistryDir(rootDir), handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, logger });
-      void watcher.run(signal);
+      const csiDrivers = createCsiPluginRegistry({ logger }); // the CSIPlugin handler of @kubelet-ts/plugin-manager's watcher
       const volumes = createVolumeManager({ rootDir, csiDrivers });
+      // What the watcher does with a driver's registration socket:
+      csiDrivers.validatePlugin('demo.csi', csiSocket, ['1.0.0']);
+      await csiDrivers.registerPlugin('demo.csi', csiSocket, ['1.0.0']); // NodeGetInfo; CSI volumes of demo.csi now use csiSocket
       // REG:end
 
-      await watcher.sync(); // waits for a scan run() started, then scans once more
-      expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: join(tmp.path, 'csi.sock') });
+      expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: csiSocket });
       expect(volumes.getMountedVolumes()).toEqual([]);
-      const block = /### Plugin registration\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      const block = /### CSI driver registration\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
       expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(readmeSnippet(readFileSync(__filename, 'utf8'), { begin: '// REG:' + 'begin', end: '// REG:' + 'end' }));
     } finally {
-      controller.abort();
-      await registration.stop();
       await driver.stop();
       await tmp.cleanup();
     }

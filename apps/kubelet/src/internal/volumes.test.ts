@@ -1,7 +1,6 @@
 import { noopLogger } from '@kubelet-ts/common';
 import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
-import { FakeVolumeManager } from '@kubelet-ts/volume-manager/testing';
-import { runVolumeManager, staticPodObjectReferences, volumeNodeAllocatable, withPluginWatcher } from './volumes.js';
+import { runVolumeManager, staticPodObjectReferences, volumeNodeAllocatable } from './volumes.js';
 
 describe('kubelet volume wiring', () => {
   it('sizes from the cgroup manager allocatable when known, else from the machine capacity', () => {
@@ -32,45 +31,10 @@ describe('kubelet volume wiring', () => {
   });
 });
 
-describe('kubelet volume wiring: object source and plugin registration', () => {
+describe('kubelet volume wiring: object references of static pods', () => {
   it('lets static pods use inline CSI volumes always, configMap/secret volumes only with --static-object-dir', () => {
     expect(staticPodObjectReferences(undefined)).toEqual(['csiVolumes']);
     expect(staticPodObjectReferences('')).toEqual(['csiVolumes']);
     expect(staticPodObjectReferences('/etc/kubelet-ts/objects')).toEqual(['configMapVolumes', 'secretVolumes', 'csiVolumes']);
-  });
-
-  it('runs the plugin watcher beside the reconciler and stops it when the reconciler fails, so both restart together', async () => {
-    const clock = new FakeClock();
-    const controller = new AbortController();
-    const watcherRuns: AbortSignal[] = [];
-    const watcher = {
-      run: (signal: AbortSignal): Promise<void> => {
-        watcherRuns.push(signal);
-        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      },
-    };
-    let reconcilerCalls = 0;
-    const fake = Object.assign(new FakeVolumeManager(), {
-      run: async (signal: AbortSignal): Promise<void> => {
-        reconcilerCalls += 1;
-        if (reconcilerCalls === 1) throw new Error('mountinfo unreadable');
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      },
-    });
-    const volumes = withPluginWatcher(fake, watcher, noopLogger);
-    // Everything else goes to the wrapped manager.
-    await volumes.teardownPod('uid-1');
-    expect(fake.calls).toContainEqual(expect.objectContaining({ method: 'teardownPod' }));
-    const running = runVolumeManager(volumes, controller.signal, clock, noopLogger, 5_000);
-    await flushMicrotasks();
-    expect(watcherRuns).toHaveLength(1);
-    expect(watcherRuns[0]?.aborted).toBe(true);
-    await clock.advance(5_000);
-    await flushMicrotasks();
-    expect(watcherRuns).toHaveLength(2);
-    expect(watcherRuns[1]?.aborted).toBe(false);
-    controller.abort();
-    await expect(running).resolves.toBeUndefined();
-    expect(watcherRuns[1]?.aborted).toBe(true);
   });
 });

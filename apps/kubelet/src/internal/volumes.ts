@@ -2,16 +2,8 @@ import os from 'node:os';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { StaticPodObjectReference } from '@kubelet-ts/pod-sources';
-import type { NodeAllocatable, PluginWatcher, VolumeManager } from '@kubelet-ts/volume-manager';
-import {
-  createCsiPluginRegistry,
-  createDirectoryObjectSource,
-  createPluginWatcher,
-  createSystemMounter,
-  createVolumeManager,
-  PLUGIN_TYPE,
-  pluginsRegistryDir,
-} from '@kubelet-ts/volume-manager';
+import type { CsiDriverRegistry, NodeAllocatable, VolumeManager } from '@kubelet-ts/volume-manager';
+import { createDirectoryObjectSource, createSystemMounter, createVolumeManager } from '@kubelet-ts/volume-manager';
 
 /** CPU and memory the node gives pods (the cgroup manager's `allocatable`), structurally. */
 export interface PodAllocatable {
@@ -37,6 +29,8 @@ export interface KubeletVolumesOptions {
   staticObjectDir?: string | undefined;
   /** syncFrequency: configMap/secret/downwardAPI/projected contents are re-synced at least this often. */
   syncFrequencyMs?: number;
+  /** The CSI drivers registered through `<root-dir>/plugins_registry` (the plugin manager's CSIPlugin handler). */
+  csiDrivers: CsiDriverRegistry;
   clock: Clock;
   logger: Logger;
 }
@@ -57,8 +51,7 @@ export function staticPodObjectReferences(staticObjectDir: string | undefined): 
  *   `--static-object-dir` when set (invalid files are logged with file, field and reason and
  *   skipped); without it they fail with the library's "not found" reason. Contents are re-synced
  *   atomically on every pod sync and by the reconciler every `syncFrequency`, as upstream.
- * - CSI drivers are found through plugin registration: the returned manager's `run` also runs the
- *   plugin watcher on `<root-dir>/plugins_registry`.
+ * - CSI drivers are looked up in `csiDrivers`, which the plugin manager fills from `<root-dir>/plugins_registry`.
  * Reconstructed volumes of pods no source has are torn down by the lifecycle's housekeeping
  * (teardownPod, then the pod dir) once every source was seen and the runtime no longer runs the pod.
  */
@@ -70,53 +63,16 @@ export function createKubeletVolumeManager(options: KubeletVolumesOptions): Volu
       ? createDirectoryObjectSource({ dir, onInvalid: (err) => logger.error('Invalid object manifest in the static object directory; skipped', { err: err.message }) })
       : undefined;
   if (sources !== undefined) logger.info('ConfigMaps and Secrets for static pods come from the static object directory', { dir });
-  const csiDrivers = createCsiPluginRegistry({ logger });
-  const pluginWatcher = createPluginWatcher({
-    dir: pluginsRegistryDir(options.rootDir),
-    handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers },
-    clock: options.clock,
-    logger,
-  });
-  const volumes = createVolumeManager({
+  return createVolumeManager({
     rootDir: options.rootDir,
     mounter: createSystemMounter(),
     ...(sources !== undefined ? { sources } : {}),
-    csiDrivers,
+    csiDrivers: options.csiDrivers,
     nodeAllocatable: volumeNodeAllocatable(options.allocatable),
     ...(options.syncFrequencyMs !== undefined ? { resyncPeriodMs: options.syncFrequencyMs } : {}),
     clock: options.clock,
     logger,
   });
-  return withPluginWatcher(volumes, pluginWatcher, logger);
-}
-
-/** The volume manager whose `run` also runs the plugin watcher (a watcher failure is logged, not fatal to volumes). */
-export function withPluginWatcher(volumes: VolumeManager, watcher: Pick<PluginWatcher, 'run'>, logger: Logger): VolumeManager {
-  // Delegates method by method (not a spread, which would drop a class instance's methods).
-  return {
-    waitForAttachAndMount: (pod, signal) => volumes.waitForAttachAndMount(pod, signal),
-    getMountsForContainer: (pod, container) => volumes.getMountsForContainer(pod, container),
-    teardownPod: (uid) => volumes.teardownPod(uid),
-    getVolumeUsage: (uid) => volumes.getVolumeUsage(uid),
-    getMountedVolumes: (uid) => volumes.getMountedVolumes(uid),
-    getReconstructedPodUIDs: () => volumes.getReconstructedPodUIDs(),
-    reconstruct: () => volumes.reconstruct(),
-    run: async (signal) => {
-      // The watcher stops with the reconciler, so that a failed reconciler is restarted with it.
-      const stop = new AbortController();
-      const onAbort = (): void => stop.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (signal.aborted) stop.abort(signal.reason);
-      const watching = watcher.run(stop.signal).catch((err: unknown) => logger.error('Plugin watcher stopped; CSI drivers will not register', { err: errorMessage(err) }));
-      try {
-        await volumes.run(signal);
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-        stop.abort();
-        await watching;
-      }
-    },
-  };
 }
 
 /**

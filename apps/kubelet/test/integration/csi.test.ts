@@ -11,10 +11,12 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createFakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
+import type { FakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import { createSystemMounter, csiEphemeralVolumeHandle, parseMountInfo } from '@kubelet-ts/volume-manager';
 import type { MountPoint } from '@kubelet-ts/volume-manager';
-import { createFakeCsiNodeServer, createFakeRegistrationServer } from '@kubelet-ts/volume-manager/testing';
-import type { FakeCsiNodeServer, FakeRegistrationServer } from '@kubelet-ts/volume-manager/testing';
+import { createFakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
+import type { FakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
 import { busyboxPod, createKubelet, eventually, waitHealthy } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 

@@ -5,6 +5,4 @@ export { FakeVolumeManager } from './fake-volume-manager.js';
 export type { FakeVolumeManagerCall } from './fake-volume-manager.js';
 export { createFakeCsiNodeServer, csiStatus } from './fake-csi-node-server.js';
 export type { FakeCsiNodeServer, FakeCsiNodeServerOptions, CsiHandler, CsiRequest } from './fake-csi-node-server.js';
-export { createFakeRegistrationServer } from './fake-registration-server.js';
-export type { FakeRegistrationServer, FakeRegistrationServerOptions, ReceivedRegistrationStatus } from './fake-registration-server.js';
 export { FakeClock } from '@kubelet-ts/common/testing';

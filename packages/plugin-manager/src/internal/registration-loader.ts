@@ -1,7 +1,9 @@
 import { fromJSON } from '@grpc/proto-loader';
 import type { PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
-import { registrationDescriptor } from '../gen/registration/descriptor.js';
-import { LOADER_OPTIONS } from './csi-loader.js';
+import { registrationDescriptor } from '../gen/descriptor.js';
+
+/** Options matching the generated types (scripts/generate.mjs): int64 as decimal strings, enums as names, all fields present. */
+const LOADER_OPTIONS = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true } as const;
 
 let cached: PackageDefinition | undefined;
 

@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { z } from 'zod';
-import { VolumeError } from './errors.js';
+import { PluginManagerError } from './errors.js';
 import { registrationService } from './internal/registration-loader.js';
 
 /** `PluginInfo.type` values (upstream pluginregistration/v1 constants). */
@@ -19,8 +19,8 @@ export const PLUGIN_TYPE = {
 export const pluginsRegistryDir = (rootDir: string): string => join(rootDir, 'plugins_registry');
 
 /**
- * A consumer of one plugin type (upstream cache.PluginHandler): the CSI driver registry for
- * `CSIPlugin`, later the device manager for `DevicePlugin`.
+ * A consumer of one plugin type (upstream pluginmanager cache.PluginHandler): the CSI driver registry of
+ * @kubelet-ts/volume-manager for `CSIPlugin`, later the device manager for `DevicePlugin`.
  */
 export interface PluginHandler {
   /** Throws to refuse the plugin; the message is sent back to it in NotifyRegistrationStatus. */
@@ -133,11 +133,11 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
     new Promise((resolve, reject) => {
       const fn = (client as unknown as Record<string, RpcFn>)[method];
       if (fn === undefined) {
-        reject(new VolumeError('PLUGIN_REGISTRATION_FAILED', `unknown registration method ${method}`));
+        reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `unknown registration method ${method}`));
         return;
       }
       fn.call(client, request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err !== null) reject(new VolumeError('PLUGIN_REGISTRATION_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }));
+        if (err !== null) reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }));
         else resolve(res);
       });
     });
@@ -146,7 +146,7 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
     new Promise((resolve, reject) => {
       client.waitForReady(Date.now() + dialTimeoutMs, (err) => {
         if (err === undefined || err === null) resolve();
-        else reject(new VolumeError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- dial failed at socket ${socketPath}, err: ${err.message}`, { cause: err }));
+        else reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- dial failed at socket ${socketPath}, err: ${err.message}`, { cause: err }));
       });
     });
 
@@ -163,17 +163,17 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
       try {
         raw = await call(client, 'GetInfo', {}, getInfoTimeoutMs);
       } catch (err) {
-        throw new VolumeError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- failed to get plugin info using RPC GetInfo at socket ${socketPath}, err: ${messageOf(err)}`, { cause: err });
+        throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- failed to get plugin info using RPC GetInfo at socket ${socketPath}, err: ${messageOf(err)}`, { cause: err });
       }
       const parsed = PluginInfoSchema.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new VolumeError('INVALID_OBJECT', `RegisterPlugin error -- GetInfo at socket ${socketPath}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+        throw new PluginManagerError('INVALID_PLUGIN_INFO', `RegisterPlugin error -- GetInfo at socket ${socketPath}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
       }
       const info = parsed.data;
       const refuse = async (message: string, cause?: unknown): Promise<never> => {
         await notify(client, false, message).catch((err: unknown) => logger.warn('NotifyRegistrationStatus failed', { path: socketPath, err: errorMessage(err) }));
-        throw new VolumeError('PLUGIN_REGISTRATION_FAILED', message, { cause });
+        throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', message, { cause });
       };
       const handler = options.handlers[info.type];
       if (handler === undefined) return await refuse(`RegisterPlugin error -- no handler registered for plugin type: ${info.type} at socket ${socketPath}`);
