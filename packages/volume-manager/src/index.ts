@@ -2,7 +2,6 @@ export { VolumeError, isVolumeError, isPathEscape } from './errors.js';
 export type { VolumeErrorCode } from './errors.js';
 
 export type {
-  ContainerMount,
   ConfigMapObject,
   SecretObject,
   ConfigMapSecretSource,

@@ -1,13 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-
-/** A host path to mount into a container; structurally the runtime manager's ContainerMount. */
-export interface ContainerMount {
-  containerPath: string;
-  hostPath: string;
-  readOnly: boolean;
-  propagation?: 'private' | 'host-to-container' | 'bidirectional';
-  selinuxRelabel?: boolean;
-}
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
 
 /** A ConfigMap as the volume manager needs it. */
 export interface ConfigMapObject {

@@ -4,6 +4,7 @@ import type { Container, Pod, Volume } from '@kubelet-ts/api';
 import { quantityValue } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import type { CsiNodeClient, CsiNodeClientOptions } from './csi-client.js';
 import { createCsiNodeClient } from './csi-client.js';
 import { VolumeError } from './errors.js';
@@ -17,7 +18,7 @@ import type { Mounter } from './mounter.js';
 import { createSystemMounter, isMountPoint } from './mounter.js';
 import { PLUGIN_NAMES, podDir, podVolumesDir, subPathMountDir, unescapePluginName } from './paths.js';
 import { openSubPath } from './subpath.js';
-import type { ConfigMapSecretSource, ContainerMount, CsiDriverRegistry, MountedVolume, TokenSource, VolumeManager, VolumeUsage } from './types.js';
+import type { ConfigMapSecretSource, CsiDriverRegistry, MountedVolume, TokenSource, VolumeManager, VolumeUsage } from './types.js';
 
 export interface VolumeManagerOptions {
   /** The kubelet's --root-dir (`/var/lib/kubelet`). */

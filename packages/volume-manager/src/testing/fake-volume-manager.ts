@@ -1,5 +1,6 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import type { ContainerMount, MountedVolume, VolumeManager, VolumeUsage } from '../types.js';
+import type { ContainerMount } from '@kubelet-ts/container-runtime';
+import type { MountedVolume, VolumeManager, VolumeUsage } from '../types.js';
 
 export type FakeVolumeManagerCall =
   | { method: 'waitForAttachAndMount'; podUID: string }
