@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { KUBERNETES_CONTAINER_NAME_LABEL, KUBERNETES_POD_UID_LABEL } from '@kubelet-ts/container-runtime';
 import type { Container, ContainerStats as CriContainerStats, ImageService, PodSandbox, RuntimeService } from '@kubelet-ts/cri-client';
 import { StatsError } from './errors.js';
 import type { HostFs } from './host.js';
@@ -26,8 +27,6 @@ export interface CgroupUsage {
 export const DEFAULT_HOUSEKEEPING_INTERVAL_MS = 10_000;
 /** Upstream's default podLogsDir. */
 export const DEFAULT_POD_LOGS_DIR = '/var/log/pods';
-/** The CRI label that carries a container's or sandbox's pod UID. */
-const POD_UID_LABEL = 'io.kubernetes.pod.uid';
 
 export interface SummaryProviderOptions {
   nodeName: string;
@@ -313,7 +312,7 @@ class SummaryProviderImpl implements SummaryProvider {
     const sandboxesByUid = new Map<string, PodSandbox[]>();
     const uidBySandbox = new Map<string, string>();
     for (const s of sandboxes) {
-      const uid = s.metadata?.uid ?? s.labels[POD_UID_LABEL];
+      const uid = s.metadata?.uid ?? s.labels[KUBERNETES_POD_UID_LABEL];
       if (uid === undefined || uid === '') continue;
       uidBySandbox.set(s.id, uid);
       sandboxesByUid.set(uid, [...(sandboxesByUid.get(uid) ?? []), s]);
@@ -322,7 +321,7 @@ class SummaryProviderImpl implements SummaryProvider {
     // Upstream removeTerminatedContainers: only running containers count.
     for (const c of containers) {
       if (c.state !== 'CONTAINER_RUNNING') continue;
-      const uid = uidBySandbox.get(c.podSandboxId) ?? c.labels[POD_UID_LABEL];
+      const uid = uidBySandbox.get(c.podSandboxId) ?? c.labels[KUBERNETES_POD_UID_LABEL];
       if (uid === undefined) continue;
       containersByUid.set(uid, [...(containersByUid.get(uid) ?? []), c]);
     }
@@ -427,7 +426,7 @@ class SummaryProviderImpl implements SummaryProvider {
     fsInfo: (path: string) => Promise<FsStats | undefined>,
     log: Logger,
   ): Promise<ContainerStats> {
-    const name = container.metadata?.name ?? container.labels['io.kubernetes.container.name'] ?? '';
+    const name = container.metadata?.name ?? container.labels[KUBERNETES_CONTAINER_NAME_LABEL] ?? '';
     const result: ContainerStats = { name, startTime: iso(nanosToMs(container.createdAt) ?? nowMs) };
     const cpu = stats?.cpu;
     if (cpu) {
