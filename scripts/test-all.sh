@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Command (2) of the README: install everything, then run every check and every test of the
-# repository — unit tests and the integration tests against the real containerd started by
-# scripts/test-runtime.sh. Ends with one line "tests: N passed, N failed, N skipped".
+# repository — unit tests, the integration tests against the real containerd started by
+# scripts/test-runtime.sh (once on containerd 1.6, once on containerd 2), and the test bed's smoke
+# test of the upstream kubelet on the real control plane of scripts/control-plane.sh (both built
+# from the Go module proxy by scripts/upstream/build.sh). Ends with one line
+# "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
@@ -28,16 +31,33 @@ npx turbo run check:publish --output-logs=errors-only --continue || status=1
 step "unit tests"
 npx turbo run test:unit --concurrency=2 --continue || status=1
 
-step "runtime test environment"
-bash scripts/test-runtime.sh up
-# shellcheck disable=SC1091
-source "${KUBELET_TS_RUNTIME_DIR:-/run/kubelet-ts-runtime}/env"
+step "upstream components (scripts/upstream/build.sh: control plane, kubelet, containerd 2, crictl)"
+bash scripts/upstream/build.sh --only control-plane,kubelet,containerd,crictl || status=1
 
-step "integration tests against the real containerd ($KUBELET_TS_CRI_ENDPOINT)"
-npx turbo run test:integration --concurrency=1 --continue || status=1
+# The integration suites run once against each runtime: Debian's containerd 1.6, then containerd 2.
+for containerd in 1 2; do
+  step "runtime test environment (containerd $containerd)"
+  bash scripts/test-runtime.sh down >/dev/null 2>&1 || true
+  KUBELET_TS_CONTAINERD=$containerd bash scripts/test-runtime.sh up
+  # shellcheck disable=SC1091
+  source "${KUBELET_TS_RUNTIME_DIR:-/run/kubelet-ts-runtime}/env"
+
+  step "integration tests against containerd $KUBELET_TS_CONTAINERD_VERSION ($KUBELET_TS_CRI_ENDPOINT)"
+  npx turbo run test:integration --concurrency=1 --continue || status=1
+
+  if [ "$containerd" = 2 ]; then
+    step "control plane (scripts/control-plane.sh)"
+    bash scripts/control-plane.sh up || status=1
+    # shellcheck disable=SC1091
+    source "${KUBELET_TS_CONTROL_PLANE_DIR:-/run/kubelet-ts-control-plane}/env"
+    step "upstream kubelet $KUBELET_TS_K8S_VERSION joins the control plane and runs a pod (containerd $KUBELET_TS_CONTAINERD_VERSION)"
+    node scripts/smoke/upstream-kubelet.mjs || status=1
+  fi
+done
 
 if [ "${KUBELET_TS_KEEP_RUNTIME:-}" != "1" ]; then
-  step "tearing the runtime test environment down"
+  step "tearing the test environments down"
+  bash scripts/control-plane.sh down || status=1
   bash scripts/test-runtime.sh down || status=1
 fi
 

@@ -159,7 +159,7 @@ afterAll(async () => {
   ] as const) {
     if ((await cri.image.imageStatus({ image: { image: ref } })).image !== null) continue;
     process.stderr.write(`image-gc test: ${ref} is missing; importing it again\n`);
-    await promisify(execFile)('ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)], { timeout: 60_000 });
+    await promisify(execFile)(process.env.KUBELET_TS_CTR ?? 'ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)], { timeout: 60_000 });
   }
   await kubelet.cleanup();
 });

@@ -19,7 +19,7 @@ const REGISTRY = env('KUBELET_TS_REGISTRY');
 /** Removes image names pulled by a test with ctr (never CRI RemoveImage: it would drop every tag of the shared image ID). */
 function removeImageNames(repo: string): void {
   const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
-  const ctr = (...args: string[]) => execFileSync('ctr', ['-a', socket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
+  const ctr = (...args: string[]) => execFileSync(process.env.KUBELET_TS_CTR ?? 'ctr', ['-a', socket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
   const names = ctr('images', 'ls', '-q')
     .split('\n')
     .filter((name) => name === repo || name.startsWith(`${repo.replace(/:[^:/]+$/, '')}@`));
