@@ -33,7 +33,7 @@ export function isMirrorPod(pod: Pick<Pod, 'metadata'>): boolean {
 
 /**
  * Turns a probe or hook port into a number, as the prober does upstream: a named port is looked up
- * in the container's ports, and failing that read as a number. Throws ApiError `InvalidPort`.
+ * in the container's ports, and failing that read as a number. Throws ApiError `INVALID_PORT`.
  */
 export function resolveContainerPort(port: IntOrString, container: Pick<Container, 'ports' | 'name'>): number {
   let resolved: number;
@@ -43,10 +43,10 @@ export function resolveContainerPort(port: IntOrString, container: Pick<Containe
     const named = container.ports?.find((p) => p.name === port);
     if (named !== undefined) resolved = named.containerPort;
     else if (/^[0-9]+$/.test(port)) resolved = Number(port);
-    else throw new ApiError('InvalidPort', `couldn't find port ${JSON.stringify(port)} in container ${JSON.stringify(container.name)}`);
+    else throw new ApiError('INVALID_PORT', `couldn't find port ${JSON.stringify(port)} in container ${JSON.stringify(container.name)}`);
   }
   if (resolved > 0 && resolved < 65536) return resolved;
-  throw new ApiError('InvalidPort', `invalid port number: ${resolved}`);
+  throw new ApiError('INVALID_PORT', `invalid port number: ${resolved}`);
 }
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const;

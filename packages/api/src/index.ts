@@ -1,4 +1,4 @@
-export { ApiError, isApiError } from './errors.js';
+export { ApiError } from './errors.js';
 export type { ApiErrorCode } from './errors.js';
 
 export {

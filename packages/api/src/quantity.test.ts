@@ -35,12 +35,12 @@ describe('parseQuantity', () => {
     expect(parseQuantity(0.25)).toBe(0.25);
   });
 
-  it.each(['', 'abc', '1 Gi', '1gi', '1.2.3', '1Kii', '--1', 'Mi', '1e', '1e999'])('rejects %j with InvalidQuantity', (input) => {
+  it.each(['', 'abc', '1 Gi', '1gi', '1.2.3', '1Kii', '--1', 'Mi', '1e', '1e999'])('rejects %j with INVALID_QUANTITY', (input) => {
     expect(() => parseQuantity(input)).toThrow(ApiError);
     try {
       parseQuantity(input);
     } catch (err) {
-      expect((err as ApiError).code).toBe('InvalidQuantity');
+      expect((err as ApiError).code).toBe('INVALID_QUANTITY');
       expect((err as ApiError).message).toContain(JSON.stringify(input));
     }
     expect(isValidQuantity(input)).toBe(false);

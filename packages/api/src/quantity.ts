@@ -17,7 +17,7 @@ const EXPONENT_RE = /^[eE]([+-]?[0-9]+)$/;
 const MAX_EXPONENT = 100;
 
 function invalid(input: Quantity, why: string): ApiError {
-  return new ApiError('InvalidQuantity', `quantity ${JSON.stringify(input)} is invalid: ${why}`);
+  return new ApiError('INVALID_QUANTITY', `quantity ${JSON.stringify(input)} is invalid: ${why}`);
 }
 
 /** Parses a quantity exactly. Internal: the public API returns numbers. */
@@ -61,7 +61,7 @@ function numberToPlainString(value: number): string {
   return String(value).replace('e+', 'e');
 }
 
-/** Parses a quantity into base units (cores for cpu, bytes for memory). Throws ApiError `InvalidQuantity`. */
+/** Parses a quantity into base units (cores for cpu, bytes for memory). Throws ApiError `INVALID_QUANTITY`. */
 export function parseQuantity(input: Quantity): number {
   return toNumber(parseQuantityExact(input));
 }

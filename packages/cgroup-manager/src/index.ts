@@ -1,4 +1,4 @@
-export { CgroupError, isCgroupError } from './errors.js';
+export { CgroupError } from './errors.js';
 export type { CgroupErrorCode } from './errors.js';
 export {
   ROOT_CGROUP,

@@ -1,5 +1,5 @@
 import { applyKubeletConfigurationDefaults } from './defaults.js';
-import { ConfigError, formatConfigIssue, isConfigError } from './errors.js';
+import { ConfigError, formatConfigIssue } from './errors.js';
 import { kubeletFlagUsage, parseKubeletArgs } from './flags.js';
 import { summarizeConfiguration } from './summary.js';
 import { kubeletConfigurationFixture } from './testing/fixture.js';
@@ -63,7 +63,7 @@ describe('ConfigError and usage', () => {
       { source: 'flag --foo', path: '', reason: 'unknown flag: --foo' },
     ];
     const err = ConfigError.fromIssues(issues);
-    expect(isConfigError(err)).toBe(true);
+    expect(ConfigError.is(err)).toBe(true);
     expect(err.code).toBe('INVALID_CONFIGURATION');
     expect(err.issues).toEqual(issues);
     expect(err.message).toContain('/etc/kubelet/config.yaml: port: must be between 0 and 65535');

@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 /** One problem found in the kubelet's configuration. */
 export interface ConfigIssue {
   /** Where the value came from: a file path, `flag --name`, or `defaults`. */
@@ -23,15 +25,12 @@ export type ConfigErrorCode =
   /** A malformed `signal<value,...` eviction map. */
   | 'INVALID_EVICTION_MAP';
 
-/** The one error class of @kubelet-ts/config. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code: ConfigErrorCode;
+/** The one error class of @kubelet-ts/config; INVALID_CONFIGURATION errors carry every issue found. */
+export class ConfigError extends defineError<ConfigErrorCode>('ConfigError', { defaultCode: 'INVALID_CONFIGURATION' }) {
   readonly issues: readonly ConfigIssue[];
 
   constructor(code: ConfigErrorCode, message: string, options: { cause?: unknown; issues?: readonly ConfigIssue[] } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options);
     this.issues = options.issues ?? [];
   }
 
@@ -40,9 +39,4 @@ export class ConfigError extends Error {
     const lines = issues.map(formatConfigIssue);
     return new ConfigError('INVALID_CONFIGURATION', `invalid kubelet configuration:\n  ${lines.join('\n  ')}`, { issues });
   }
-}
-
-/** True for a ConfigError (also across bundled copies of this package, by name and code). */
-export function isConfigError(err: unknown): err is ConfigError {
-  return err instanceof ConfigError || (err instanceof Error && err.name === 'ConfigError' && typeof (err as { code?: unknown }).code === 'string');
 }

@@ -28,5 +28,5 @@ export {
 export type { EvictionSignal, EvictionThresholdValue } from './eviction.js';
 export { summarizeConfiguration } from './summary.js';
 export type { ConfigurationSummary } from './summary.js';
-export { ConfigError, isConfigError, formatConfigIssue } from './errors.js';
+export { ConfigError, formatConfigIssue } from './errors.js';
 export type { ConfigIssue, ConfigErrorCode } from './errors.js';

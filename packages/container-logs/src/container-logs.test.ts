@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { FakeClock } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { createCriContainerLocator, pipeLogs, previousLogPath, streamContainerLogs } from './container-logs.js';
-import { isContainerLogsError, isLogsNotFound } from './errors.js';
+import { ContainerLogsError } from './errors.js';
 import { parsePodLogOptions } from './options.js';
 import { createFakeLocator, numberedLines, writeCriLog } from './testing/index.js';
 
@@ -61,11 +61,11 @@ describe('streamContainerLogs', () => {
     await expect(streamContainerLogs({ ...base, container: 'nope', options: {} })).rejects.toThrow('container "nope" in pod "prod/web" not found');
     const previous = streamContainerLogs({ ...base, container: 'app', options: { previous: true } });
     await expect(previous).rejects.toThrow('previous terminated container "app" in pod "prod/web" not found');
-    expect(isLogsNotFound(await previous.catch((e: unknown) => e))).toBe(true);
+    expect(ContainerLogsError.is(await previous.catch((e: unknown) => e), 'NOT_FOUND')).toBe(true);
     expect(locate.requests.at(-1)).toEqual({ namespace: 'prod', pod: 'web', container: 'app', previous: true });
     await runtime.removeContainer({ containerId: first });
     const gone = await streamContainerLogs({ ...base, container: 'app', options: {} }).catch((e: unknown) => e);
-    expect(isLogsNotFound(gone)).toBe(true);
+    expect(ContainerLogsError.is(gone, 'NOT_FOUND')).toBe(true);
   });
 
   it('uses a log path the locator gives without asking CRI', async () => {
@@ -81,7 +81,7 @@ describe('streamContainerLogs', () => {
   it('rejects invalid options with INVALID_OPTIONS naming the field', async () => {
     const runtime = new FakeRuntimeService();
     const err = await streamContainerLogs({ namespace: 'a', pod: 'b', container: 'c', options: { tailLines: -1 }, locate: createFakeLocator([]), runtime }).catch((e: unknown) => e);
-    expect(isContainerLogsError(err) && err.code).toBe('INVALID_OPTIONS');
+    expect(ContainerLogsError.is(err) && err.code).toBe('INVALID_OPTIONS');
     expect((err as Error).message).toContain('tailLines: must be greater than or equal to 0');
   });
 });

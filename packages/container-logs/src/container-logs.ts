@@ -5,8 +5,9 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
 import type { Clock, Logger } from '@kubelet-ts/common';
+import { isNotFound } from '@kubelet-ts/cri-client';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
-import { ContainerLogsError, isCriNotFound } from './errors.js';
+import { ContainerLogsError } from './errors.js';
 import { newLogOptions, parsePodLogOptions } from './options.js';
 import type { PodLogOptions } from './options.js';
 import { readLogs } from './reader.js';
@@ -67,7 +68,7 @@ export async function streamContainerLogs(request: StreamContainerLogsOptions): 
       const response = await request.runtime.containerStatus({ containerId: target.containerId, verbose: false });
       logPath = response.status?.logPath ?? '';
     } catch (err) {
-      if (isCriNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
+      if (isNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
       throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(target.containerId)}`);
     }
     if (logPath === '') throw new ContainerLogsError('NOT_FOUND', `${what} has no log path`);

@@ -1,5 +1,5 @@
 import { LineSplitter, PartialLineAssembler, formatCriLogLine, formatTimestampFixed, parseCriLogLine, parseTimestampNs } from './cri-log.js';
-import { isContainerLogsError } from './errors.js';
+import { ContainerLogsError } from './errors.js';
 
 describe('parseCriLogLine', () => {
   it('parses a full stdout line and a partial stderr line', () => {
@@ -29,7 +29,7 @@ describe('parseCriLogLine', () => {
       parseCriLogLine(line);
       throw new Error('parsed');
     } catch (err) {
-      expect(isContainerLogsError(err) && err.code).toBe('PARSE');
+      expect(ContainerLogsError.is(err) && err.code).toBe('PARSE');
       expect((err as Error).message).toContain(reason);
     }
   });

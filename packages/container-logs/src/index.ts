@@ -1,4 +1,4 @@
-export { ContainerLogsError, isContainerLogsError, isLogsNotFound } from './errors.js';
+export { ContainerLogsError } from './errors.js';
 export type { ContainerLogsErrorCode } from './errors.js';
 export {
   PartialLineAssembler,

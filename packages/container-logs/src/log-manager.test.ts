@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
-import { isContainerLogsError } from './errors.js';
+import { ContainerLogsError } from './errors.js';
 import { createContainerLogManager } from './log-manager.js';
 import type { ContainerLogManagerOptions } from './log-manager.js';
 
@@ -63,7 +63,7 @@ describe('createContainerLogManager', () => {
       manager(s, bad);
       throw new Error('accepted');
     } catch (err) {
-      expect(isContainerLogsError(err) && err.code).toBe('INVALID_CONFIG');
+      expect(ContainerLogsError.is(err) && err.code).toBe('INVALID_CONFIG');
       expect((err as Error).message).toContain(message);
     }
   });
@@ -147,7 +147,7 @@ describe('rotation', () => {
     s.runtime.injectError('reopenContainerLog', 'UNAVAILABLE');
     const m = manager(s, { logger });
     const [failed] = await m.rotateLogs();
-    expect(isContainerLogsError(failed?.error) && (failed.error as { code: string }).code).toBe('RUNTIME');
+    expect(ContainerLogsError.is(failed?.error) && (failed.error as { code: string }).code).toBe('RUNTIME');
     expect(await ls(path.dirname(s.logPath))).toEqual(['0.log']);
     expect(await fs.readFile(s.logPath, 'utf8')).toBe('x'.repeat(150));
     await s.clock.advance(1_000);

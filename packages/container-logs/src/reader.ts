@@ -5,10 +5,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { Clock, Logger } from '@kubelet-ts/common';
+import { isNotFound } from '@kubelet-ts/cri-client';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { LineSplitter, PartialLineAssembler, formatTimestampFixed, parseCriLogLine } from './cri-log.js';
 import type { LogEntry, LogStream } from './cri-log.js';
-import { ContainerLogsError, isCriNotFound } from './errors.js';
+import { ContainerLogsError } from './errors.js';
 import { COMPRESS_SUFFIX, filterUnusedLogs, listRotatedFiles } from './log-files.js';
 import type { LogOptions } from './options.js';
 
@@ -258,7 +259,7 @@ async function isRunning(read: ReadLogsOptions): Promise<boolean> {
     const response = await read.runtime.containerStatus({ containerId: read.containerId, verbose: false }, read.signal === undefined ? {} : { signal: read.signal });
     return response.status?.state === 'CONTAINER_RUNNING';
   } catch (err) {
-    if (isCriNotFound(err)) return false;
+    if (isNotFound(err)) return false;
     if (read.signal?.aborted === true) return false;
     throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(read.containerId)}`);
   }

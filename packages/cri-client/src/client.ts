@@ -154,7 +154,7 @@ class Connection {
   }
 
   #closedError(rpc: string): CriError {
-    return new CriError(`${rpc} (${this.#target}): CANCELLED: the CRI client was closed`, { code: 'CANCELLED', method: rpc });
+    return new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: the CRI client was closed`, { method: rpc });
   }
 
   async #unary(name: string, definition: AnyMethodDefinition, request: unknown, options: RemoveCallOptions = {}): Promise<unknown> {
@@ -178,7 +178,7 @@ class Connection {
   #call(rpc: string, definition: AnyMethodDefinition, request: unknown, options: CallOptions, timeoutMs: number): Promise<unknown> {
     const { signal } = options;
     if (signal?.aborted === true) {
-      return Promise.reject(new CriError(`${rpc} (${this.#target}): CANCELLED: aborted before the call`, { code: 'CANCELLED', method: rpc, cause: signal.reason }));
+      return Promise.reject(new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, { method: rpc, cause: signal.reason }));
     }
     if (this.#closed) return Promise.reject(this.#closedError(rpc));
     return new Promise((resolve, reject) => {
@@ -193,7 +193,7 @@ class Connection {
         (err, response) => {
           signal?.removeEventListener('abort', onAbort);
           if (err !== null) {
-            const error = CriError.from(err, rpc, this.#target);
+            const error = CriError.fromRpc(err, rpc, this.#target);
             this.#logger.debug('CRI call failed', { method: rpc, code: error.code, err: error.message });
             reject(error);
           } else {
@@ -228,7 +228,7 @@ class Connection {
     } catch (err) {
       // Cancelled through the signal: the stream simply ends.
       if (isAborted(signal)) return;
-      throw CriError.from(err, rpc, this.#target);
+      throw CriError.fromRpc(err, rpc, this.#target);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       call.cancel();
@@ -249,7 +249,7 @@ class Connection {
     }
     // Shared by concurrent callers, so it does not take any one caller's signal; each caller can still abort its wait.
     if (signal?.aborted === true) {
-      throw new CriError(`${rpc} (${this.#target}): CANCELLED: aborted before the call`, { code: 'CANCELLED', method: rpc, cause: signal.reason });
+      throw new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, { method: rpc, cause: signal.reason });
     }
     if (this.#negotiation === undefined) {
       const negotiation = this.#negotiate().finally(() => {
@@ -260,12 +260,12 @@ class Connection {
       this.#negotiation = negotiation;
     }
     try {
-      await abortable(this.#negotiation, signal, () => new CriError(`${rpc} (${this.#target}): CANCELLED: aborted while checking the runtime version`, { code: 'CANCELLED', method: rpc, cause: signal?.reason }));
+      await abortable(this.#negotiation, signal, () => new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted while checking the runtime version`, { method: rpc, cause: signal?.reason }));
     } catch (err) {
-      const error = CriError.from(err, rpc, this.#target);
+      const error = CriError.fromRpc(err, rpc, this.#target);
       if (error.method === rpc || error.code === 'VERSION_MISMATCH') throw error;
       // Report the failure against the caller's method, keeping the Version failure as the cause.
-      throw new CriError(error.message.replace(error.method, rpc), { code: error.code, grpcCode: error.grpcCode, method: rpc, details: error.details, cause: error });
+      throw new CriError(error.code, error.message.replace(error.method, rpc), { grpcCode: error.grpcCode, method: rpc, details: error.details, cause: error });
     }
   }
 
@@ -278,8 +278,7 @@ class Connection {
       response = (await this.#call(rpc, definition, { version: KUBE_RUNTIME_API_VERSION }, {}, this.#timeouts.readMs)) as VersionResponse;
     } catch (err) {
       if (err instanceof CriError && err.code === 'UNIMPLEMENTED') {
-        throw new CriError(`${rpc} (${this.#target}): VERSION_MISMATCH: the runtime does not implement CRI v1 (runtime.v1.RuntimeService)`, {
-          code: 'VERSION_MISMATCH',
+        throw new CriError('VERSION_MISMATCH', `${rpc} (${this.#target}): VERSION_MISMATCH: the runtime does not implement CRI v1 (runtime.v1.RuntimeService)`, {
           method: rpc,
           cause: err,
         });
@@ -288,8 +287,9 @@ class Connection {
     }
     if (response.runtimeApiVersion !== 'v1') {
       throw new CriError(
+        'VERSION_MISMATCH',
         `${rpc} (${this.#target}): VERSION_MISMATCH: runtime ${response.runtimeName} ${response.runtimeVersion} reports CRI API version "${response.runtimeApiVersion}", expected "v1"`,
-        { code: 'VERSION_MISMATCH', method: rpc },
+        { method: rpc },
       );
     }
     this.#version = response;
@@ -356,8 +356,7 @@ function resolveTimeouts(partial: Partial<CriTimeouts> | undefined): CriTimeouts
   const merged = { ...DEFAULT_CRI_TIMEOUTS, ...partial };
   for (const [key, value] of Object.entries(merged)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new CriError(`createCriClient: INVALID_ARGUMENT: timeouts.${key} must be a non-negative number of milliseconds, got ${String(value)}`, {
-        code: 'INVALID_ARGUMENT',
+      throw new CriError('INVALID_ARGUMENT', `createCriClient: INVALID_ARGUMENT: timeouts.${key} must be a non-negative number of milliseconds, got ${String(value)}`, {
         method: 'createCriClient',
       });
     }
@@ -367,8 +366,7 @@ function resolveTimeouts(partial: Partial<CriTimeouts> | undefined): CriTimeouts
 
 function positiveInteger(value: number, field: string): number {
   if (!Number.isInteger(value) || value <= 0) {
-    throw new CriError(`createCriClient: INVALID_ARGUMENT: ${field} must be a positive integer, got ${String(value)}`, {
-      code: 'INVALID_ARGUMENT',
+    throw new CriError('INVALID_ARGUMENT', `createCriClient: INVALID_ARGUMENT: ${field} must be a positive integer, got ${String(value)}`, {
       method: 'createCriClient',
     });
   }
@@ -377,8 +375,7 @@ function positiveInteger(value: number, field: string): number {
 
 function target(endpoint: unknown, field: string): string {
   if (typeof endpoint !== 'string' || endpoint.trim() === '') {
-    throw new CriError(`createCriClient: INVALID_ARGUMENT: ${field} must be a non-empty string like unix:///run/containerd/containerd.sock`, {
-      code: 'INVALID_ARGUMENT',
+    throw new CriError('INVALID_ARGUMENT', `createCriClient: INVALID_ARGUMENT: ${field} must be a non-empty string like unix:///run/containerd/containerd.sock`, {
       method: 'createCriClient',
     });
   }

@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 /** gRPC status code names, indexed by their number. */
 const GRPC_CODE_NAMES = [
   'OK',
@@ -28,9 +30,8 @@ export const GrpcStatus: Readonly<Record<(typeof GRPC_CODE_NAMES)[number], numbe
 );
 
 export interface CriErrorOptions {
-  code: CriErrorCode;
-  /** The RPC, e.g. "RuntimeService/StopContainer". */
-  method: string;
+  /** The RPC, e.g. "RuntimeService/StopContainer"; empty for an error not raised by a call. */
+  method?: string;
   /** The gRPC status number; derived from `code` when omitted (VERSION_MISMATCH has 9, FAILED_PRECONDITION). */
   grpcCode?: number;
   cause?: unknown;
@@ -42,28 +43,25 @@ export interface CriErrorOptions {
  * The single error class of @kubelet-ts/cri-client: every rejection of a client or fake call is one.
  * `code` is the gRPC status name (stable, switch on it), `grpcCode` its number.
  */
-export class CriError extends Error {
-  readonly code: CriErrorCode;
+export class CriError extends defineError<CriErrorCode>('CriError', { defaultCode: 'UNKNOWN' }) {
   readonly grpcCode: number;
   readonly method: string;
   readonly details: string;
 
-  constructor(message: string, options: CriErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'CriError';
-    this.code = options.code;
-    this.method = options.method;
+  constructor(code: CriErrorCode, message: string, options: CriErrorOptions = {}) {
+    super(code, message, options);
+    this.method = options.method ?? '';
     this.details = options.details ?? '';
-    this.grpcCode =
-      options.grpcCode ?? (options.code === 'VERSION_MISMATCH' ? GrpcStatus.FAILED_PRECONDITION : GrpcStatus[options.code]);
+    this.grpcCode = options.grpcCode ?? (code === 'VERSION_MISMATCH' ? GrpcStatus.FAILED_PRECONDITION : GrpcStatus[code]);
   }
 
   /**
-   * Builds a CriError from anything a gRPC call may reject with (a ServiceError, an abort reason, …).
-   * `endpoint`, when given, is named in the message so that an operator sees which runtime failed.
+   * Builds a CriError from anything a gRPC call of `method` may reject with (a ServiceError, an
+   * abort reason, …), keeping a CriError as it is. `endpoint`, when given, is named in the message
+   * so that an operator sees which runtime failed.
    */
-  static from(err: unknown, method: string, endpoint?: string): CriError {
-    if (err instanceof CriError) return err;
+  static fromRpc(err: unknown, method: string, endpoint?: string): CriError {
+    if (CriError.is(err)) return err;
     const where = endpoint === undefined ? '' : ` (${endpoint})`;
     if (isServiceErrorLike(err)) {
       const code = GRPC_CODE_NAMES[err.code] ?? 'UNKNOWN';
@@ -73,13 +71,13 @@ export class CriError extends Error {
           ? `container runtime at ${endpoint} is not reachable: ${details}`
           : details;
       const message = code === 'UNAVAILABLE' && endpoint !== undefined ? `${method}: ${code}: ${text}` : `${method}${where}: ${code}: ${text}`;
-      return new CriError(message, { code, grpcCode: err.code, method, details, cause: err });
+      return new CriError(code, message, { grpcCode: err.code, method, details, cause: err });
     }
     if (err instanceof Error && err.name === 'AbortError') {
-      return new CriError(`${method}${where}: CANCELLED: ${err.message}`, { code: 'CANCELLED', method, cause: err });
+      return new CriError('CANCELLED', `${method}${where}: CANCELLED: ${err.message}`, { method, cause: err });
     }
     const message = err instanceof Error ? err.message : String(err);
-    return new CriError(`${method}${where}: UNKNOWN: ${message}`, { code: 'UNKNOWN', method, cause: err });
+    return new CriError('UNKNOWN', `${method}${where}: UNKNOWN: ${message}`, { method, cause: err });
   }
 }
 
@@ -97,16 +95,8 @@ function isServiceErrorLike(err: unknown): err is ServiceErrorLike {
   );
 }
 
-/**
- * A CriError, also one from another copy of this module: the `.` and `./testing` bundles (and ESM next to
- * CJS) each carry their own class, so `instanceof` alone would miss errors thrown by the fakes.
- */
-function isCriErrorLike(err: unknown): err is { code: string } {
-  return err instanceof CriError || (err instanceof Error && err.name === 'CriError' && typeof (err as { code?: unknown }).code === 'string');
-}
-
 function hasCode(err: unknown, code: CriErrorCode): boolean {
-  if (isCriErrorLike(err)) return err.code === code;
+  if (CriError.is(err)) return err.code === code;
   return isServiceErrorLike(err) && GRPC_CODE_NAMES[err.code] === code;
 }
 

@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 export type EvictionErrorCode =
   /** An eviction threshold, grace period or minimum reclaim in the options is not valid. */
   | 'INVALID_CONFIG'
@@ -7,22 +9,4 @@ export type EvictionErrorCode =
   | 'KILL_FAILED';
 
 /** The one error class of @kubelet-ts/eviction-manager. */
-export class EvictionError extends Error {
-  override readonly name = 'EvictionError';
-  readonly code: EvictionErrorCode;
-
-  constructor(code: EvictionErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-
-  /** Wraps anything thrown into an EvictionError with `code`, keeping EvictionErrors as they are. */
-  static from(err: unknown, code: EvictionErrorCode, message: string): EvictionError {
-    if (isEvictionError(err)) return err;
-    return new EvictionError(code, message, { cause: err });
-  }
-}
-
-export function isEvictionError(err: unknown): err is EvictionError {
-  return err instanceof EvictionError || (err instanceof Error && err.name === 'EvictionError' && typeof (err as { code?: unknown }).code === 'string');
-}
+export class EvictionError extends defineError<EvictionErrorCode>('EvictionError', { defaultCode: 'KILL_FAILED' }) {}

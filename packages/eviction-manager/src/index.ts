@@ -1,4 +1,4 @@
-export { EvictionError, isEvictionError } from './errors.js';
+export { EvictionError } from './errors.js';
 export type { EvictionErrorCode } from './errors.js';
 export {
   Signal,

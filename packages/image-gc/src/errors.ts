@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 export type ImageGCErrorCode =
   /** The thresholds or ages given to createImageGC are out of range or inconsistent. */
   | 'INVALID_POLICY'
@@ -11,22 +13,4 @@ export type ImageGCErrorCode =
   | 'REMOVE_FAILED';
 
 /** The one error class of @kubelet-ts/image-gc. */
-export class ImageGCError extends Error {
-  override readonly name = 'ImageGCError';
-  readonly code: ImageGCErrorCode;
-
-  constructor(code: ImageGCErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-
-  /** Wraps anything thrown into an ImageGCError with `code`, keeping ImageGCErrors as they are. */
-  static from(err: unknown, code: ImageGCErrorCode, message: string): ImageGCError {
-    if (isImageGCError(err)) return err;
-    return new ImageGCError(code, message, { cause: err });
-  }
-}
-
-export function isImageGCError(err: unknown): err is ImageGCError {
-  return err instanceof ImageGCError || (err instanceof Error && err.name === 'ImageGCError' && typeof (err as { code?: unknown }).code === 'string');
-}
+export class ImageGCError extends defineError<ImageGCErrorCode>('ImageGCError', { defaultCode: 'RUNTIME' }) {}

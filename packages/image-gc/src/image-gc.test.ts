@@ -5,7 +5,7 @@ import { FakeClock, RecordingLogger, flushMicrotasks } from '@kubelet-ts/common/
 import type { StatusResponse } from '@kubelet-ts/cri-client';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import type { FakeCriClient } from '@kubelet-ts/cri-client/testing';
-import { isImageGCError } from './errors.js';
+import { ImageGCError } from './errors.js';
 import { createImageGC } from './image-gc.js';
 import type { FsCapacity, ImageGCOptions } from './image-gc.js';
 import { sandboxImageFromRuntimeInfo } from './sandbox-image.js';
@@ -98,7 +98,7 @@ describe('createImageGC: garbageCollect', () => {
     expect(created).not.toBe('');
     await t.clock.advance(MINUTE);
     const err = await t.gc.garbageCollect().catch((e: unknown) => e);
-    expect(isImageGCError(err) && err.code).toBe('FREE_DISK_SPACE_FAILED');
+    expect(ImageGCError.is(err) && err.code).toBe('FREE_DISK_SPACE_FAILED');
     expect((err as Error).message).toBe(`Failed to garbage collect required amount of images. Attempted to free ${90 * MB} bytes, but only found ${24 * MB} bytes eligible to free.`);
     expect(t.present()).toEqual(['d', 'e', 'pause', 'pinned']);
   });
@@ -160,7 +160,7 @@ describe('createImageGC: garbageCollect', () => {
     await t.clock.advance(5 * MINUTE);
     t.cri.image.injectError('removeImage', 'UNKNOWN');
     const err = await t.gc.garbageCollect().catch((e: unknown) => e);
-    expect(isImageGCError(err) && err.code).toBe('REMOVE_FAILED');
+    expect(ImageGCError.is(err) && err.code).toBe('REMOVE_FAILED');
     // the first candidate (a) failed; b and c were removed instead
     expect(t.present()).toEqual(['a', 'd', 'e', 'f', 'pause', 'pinned']);
   });
@@ -370,6 +370,6 @@ describe('createImageGC: policy', () => {
     } catch (e) {
       err = e;
     }
-    expect(isImageGCError(err) && err.code).toBe('INVALID_POLICY');
+    expect(ImageGCError.is(err) && err.code).toBe('INVALID_POLICY');
   });
 });

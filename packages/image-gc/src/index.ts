@@ -1,4 +1,4 @@
-export { ImageGCError, isImageGCError } from './errors.js';
+export { ImageGCError } from './errors.js';
 export type { ImageGCErrorCode } from './errors.js';
 export { DEFAULT_IMAGE_GC_POLICY, IMAGE_GC_PERIOD_MS, resolveImageGCPolicy } from './policy.js';
 export type { ImageGCPolicy } from './policy.js';

@@ -1,18 +1,11 @@
 import { formatIssue } from '@kubelet-ts/api';
+import { defineError } from '@kubelet-ts/common';
 import type { SourceError } from './types.js';
 
-export type PodSourceErrorCode = 'InvalidOptions' | 'DuplicateSource' | 'Closed';
+export type PodSourceErrorCode = 'INVALID_OPTIONS' | 'DUPLICATE_SOURCE' | 'CLOSED';
 
 /** The error class of @kubelet-ts/pod-sources, for misuse of the API (bad input is reported as {@link SourceError}). */
-export class PodSourceError extends Error {
-  override readonly name = 'PodSourceError';
-  readonly code: PodSourceErrorCode;
-
-  constructor(code: PodSourceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-}
+export class PodSourceError extends defineError<PodSourceErrorCode>('PodSourceError', { defaultCode: 'INVALID_OPTIONS' }) {}
 
 /** `<file>: <path>: <reason>`. */
 export function formatSourceError(error: SourceError): string {

@@ -231,7 +231,7 @@ describe('createPodConfig', () => {
     const a = new FakePodSource('a');
     config = createPodConfig({ sources: [a] });
     await config.close();
-    await expect(config.allSourcesSeen).rejects.toMatchObject({ code: 'Closed' });
+    await expect(config.allSourcesSeen).rejects.toMatchObject({ code: 'CLOSED' });
   });
 
   it('rejects two sources with the same name', () => {

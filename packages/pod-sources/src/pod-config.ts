@@ -43,7 +43,7 @@ export interface PodConfig {
   onSourceError(listener: (error: SourceError) => void): () => void;
   /** True once every source has sent its first full snapshot (upstream SeenAllSources). */
   seenAllSources(): boolean;
-  /** Resolves when every source has sent its first full snapshot; rejects (code `Closed`) if closed before. */
+  /** Resolves when every source has sent its first full snapshot; rejects (code `CLOSED`) if closed before. */
   readonly allSourcesSeen: Promise<void>;
   /** Copies of every pod currently known, across sources. */
   mergedState(): Pod[];
@@ -60,7 +60,7 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
   const clock = options.clock ?? systemClock;
   const names = new Set<string>();
   for (const source of options.sources) {
-    if (names.has(source.name)) throw new PodSourceError('DuplicateSource', `two pod sources are named ${JSON.stringify(source.name)}`);
+    if (names.has(source.name)) throw new PodSourceError('DUPLICATE_SOURCE', `two pod sources are named ${JSON.stringify(source.name)}`);
     names.add(source.name);
   }
 
@@ -199,7 +199,7 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      const closed = new PodSourceError('Closed', 'pod config closed');
+      const closed = new PodSourceError('CLOSED', 'pod config closed');
       controller.abort(closed);
       rejectSeen(closed);
       await Promise.all(running);

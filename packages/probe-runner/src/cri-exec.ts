@@ -21,7 +21,7 @@ export function createCriExecFn(runtime: Pick<RuntimeService, 'execSync'>, optio
     } catch (err) {
       // Upstream remote runtime: DeadlineExceeded is a timed-out probe.
       if (isDeadlineExceeded(err)) throw execTimeoutError(cmd, err);
-      throw ProbeError.from(err, 'ExecFailed');
+      throw ProbeError.from(err, 'EXEC_FAILED');
     }
   };
 }

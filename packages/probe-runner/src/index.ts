@@ -1,4 +1,4 @@
-export { ProbeError, isProbeError, execTimeoutError } from './errors.js';
+export { ProbeError, execTimeoutError } from './errors.js';
 export type { ProbeErrorCode } from './errors.js';
 export { createProbeManager } from './probe-manager.js';
 export type {

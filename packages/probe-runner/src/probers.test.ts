@@ -127,9 +127,9 @@ describe('httpGet probes against a real server', () => {
     expect(lastHeaders.host).toBe(`127.0.0.1:${port}`);
   });
 
-  it('throws an InvalidProbe error for a named port the container does not have', async () => {
+  it('throws an INVALID_PROBE error for a named port the container does not have', async () => {
     const prober = createProber({ exec: new FakeExec().exec });
-    await expect(prober(target('liveness', { httpGet: { path: '/', port: 'missing' } }), never)).rejects.toMatchObject({ name: 'ProbeError', code: 'InvalidProbe' });
+    await expect(prober(target('liveness', { httpGet: { path: '/', port: 'missing' } }), never)).rejects.toMatchObject({ name: 'ProbeError', code: 'INVALID_PROBE' });
   });
 });
 
@@ -298,9 +298,9 @@ describe('createCriExecFn', () => {
     const signal = new AbortController().signal;
     expect(await exec('cid', ['cat', '/ready'], 3, signal)).toEqual({ exitCode: 1, stdout: Buffer.from('a'), stderr: Buffer.from('b') });
     expect(requests[0]).toEqual([{ containerId: 'cid', cmd: ['cat', '/ready'], timeout: 3 }, { timeoutMs: 4000, signal }]);
-    fail = new CriError('ExecSync: DEADLINE_EXCEEDED: timeout 3s exceeded', { code: 'DEADLINE_EXCEEDED', method: 'runtime.v1.RuntimeService/ExecSync' });
-    await expect(exec('cid', ['sleep', '10'], 3, signal)).rejects.toMatchObject({ code: 'ExecTimeout', message: 'command "sleep 10" timed out' });
-    fail = new CriError('ExecSync: NOT_FOUND: no such container', { code: 'NOT_FOUND', method: 'runtime.v1.RuntimeService/ExecSync' });
-    await expect(exec('cid', ['true'], 1, signal)).rejects.toMatchObject({ code: 'ExecFailed' });
+    fail = new CriError('DEADLINE_EXCEEDED', 'ExecSync: DEADLINE_EXCEEDED: timeout 3s exceeded', { method: 'runtime.v1.RuntimeService/ExecSync' });
+    await expect(exec('cid', ['sleep', '10'], 3, signal)).rejects.toMatchObject({ code: 'EXEC_TIMEOUT', message: 'command "sleep 10" timed out' });
+    fail = new CriError('NOT_FOUND', 'ExecSync: NOT_FOUND: no such container', { method: 'runtime.v1.RuntimeService/ExecSync' });
+    await expect(exec('cid', ['true'], 1, signal)).rejects.toMatchObject({ code: 'EXEC_FAILED' });
   });
 });

@@ -25,7 +25,7 @@ export interface ExecResult {
 
 /**
  * Runs a command in a container (the kubelet wires CRI ExecSync; see createCriExecFn). Must
- * reject with `execTimeoutError(cmd)` (a ProbeError with code `ExecTimeout`) when the command
+ * reject with `execTimeoutError(cmd)` (a ProbeError with code `EXEC_TIMEOUT`) when the command
  * outlived `timeoutSeconds`; any other rejection is an error (the probe is retried, then
  * its result thrown away, as upstream). `signal` aborts when the runner gives up.
  */

@@ -6,5 +6,5 @@ export { createRouter, sendJson, sendText } from './router.js';
 export type { Router, RouterOptions, RouteHandler, RouteContext, HttpMethod } from './router.js';
 export { createKubeletHttpServer } from './http-server.js';
 export type { KubeletHttpServer, KubeletHttpServerOptions } from './http-server.js';
-export { ServerError, isServerError } from './errors.js';
+export { ServerError } from './errors.js';
 export type { ServerErrorCode } from './errors.js';

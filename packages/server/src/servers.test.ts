@@ -2,7 +2,7 @@ import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createServer } from 'node:net';
-import { isServerError } from './errors.js';
+import { ServerError } from './errors.js';
 import { pingHealthz } from './healthz.js';
 import type { KubeletHttpServer } from './http-server.js';
 import { createHealthzServer, createReadOnlyServer } from './servers.js';
@@ -149,7 +149,7 @@ describe('listen and close', () => {
       const other = createHealthzServer({ checks: [pingHealthz] });
       await start(other);
       const second: unknown = await other.listen('127.0.0.1', 0).catch((err: unknown) => err);
-      expect(isServerError(second)).toBe(true);
+      expect(ServerError.is(second)).toBe(true);
       expect(second).toMatchObject({ code: 'ALREADY_LISTENING' });
     } finally {
       await new Promise((resolve) => blocker.close(resolve));

@@ -17,7 +17,7 @@ export {
   readRootMemory,
 } from './node-stats.js';
 export type { CgroupMode, NodeStatsPaths, RootMemory } from './node-stats.js';
-export { StatsError, isStatsError } from './errors.js';
+export { StatsError } from './errors.js';
 export type { StatsErrorCode } from './errors.js';
 export type {
   CPUStats,

@@ -4,7 +4,7 @@ import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import type { FakeCriClient } from '@kubelet-ts/cri-client/testing';
 import type { CgroupUsage, SummaryProviderOptions } from './index.js';
-import { createSummaryProvider, isStatsError } from './index.js';
+import { StatsError, createSummaryProvider } from './index.js';
 import type { FakeHostFs } from './testing/index.js';
 import { newFakeNodeHost } from './testing/index.js';
 
@@ -198,7 +198,7 @@ describe('node figures', () => {
     await expect(createSummaryProvider(h.options).get()).rejects.toMatchObject({ name: 'StatsError', code: 'NODE_STATS', message: 'failed to get root cgroup memory stats' });
     const h2 = harness({ imageService: { imageFsInfo: async () => ({ imageFilesystems: [], containerFilesystems: [] }) } });
     const err: unknown = await createSummaryProvider(h2.options).get().catch((e: unknown) => e);
-    expect(isStatsError(err) && err.code).toBe('RUNTIME');
+    expect(StatsError.is(err) && err.code).toBe('RUNTIME');
   });
 });
 

@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 export type VolumeErrorCode =
   /** The volume spec is invalid or names a type the manager does not support. */
   | 'INVALID_VOLUME'
@@ -21,26 +23,4 @@ export type VolumeErrorCode =
   | 'ABORTED';
 
 /** The one error class of @kubelet-ts/volume-manager. */
-export class VolumeError extends Error {
-  override readonly name = 'VolumeError';
-  readonly code: VolumeErrorCode;
-
-  constructor(code: VolumeErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-
-  /** Wraps anything thrown into a VolumeError, keeping an existing one as is. */
-  static from(err: unknown, code: VolumeErrorCode = 'MOUNT_FAILED'): VolumeError {
-    if (isVolumeError(err)) return err;
-    return new VolumeError(code, err instanceof Error ? err.message : String(err), { cause: err });
-  }
-}
-
-export function isVolumeError(err: unknown): err is VolumeError {
-  return err instanceof VolumeError || (err instanceof Error && err.name === 'VolumeError' && typeof (err as { code?: unknown }).code === 'string');
-}
-
-export function isPathEscape(err: unknown): boolean {
-  return isVolumeError(err) && err.code === 'PATH_ESCAPE';
-}
+export class VolumeError extends defineError<VolumeErrorCode>('VolumeError', { defaultCode: 'MOUNT_FAILED' }) {}

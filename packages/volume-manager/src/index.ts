@@ -1,4 +1,4 @@
-export { VolumeError, isVolumeError, isPathEscape } from './errors.js';
+export { VolumeError } from './errors.js';
 export type { VolumeErrorCode } from './errors.js';
 
 export type {

@@ -1,8 +1,9 @@
 // `kubelet-ts-logs logs <id>`, written against the RuntimeService interface so that unit tests run it on the fake.
 import type { Clock } from '@kubelet-ts/common';
+import { isNotFound } from '@kubelet-ts/cri-client';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { previousLogPath } from '../container-logs.js';
-import { ContainerLogsError, isCriNotFound } from '../errors.js';
+import { ContainerLogsError } from '../errors.js';
 import { newLogOptions } from '../options.js';
 import { readLogs } from '../reader.js';
 import { USAGE } from './args.js';
@@ -32,7 +33,7 @@ export async function runLogsCommand(args: LogsArgs, ctx: LogsContext): Promise<
   try {
     status = (await ctx.runtime.containerStatus({ containerId: args.containerId, verbose: false })).status;
   } catch (err) {
-    if (isCriNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} not found`, { cause: err });
+    if (isNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} not found`, { cause: err });
     throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(args.containerId)}`);
   }
   if (status === null || status.logPath === '') throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} has no log path`);

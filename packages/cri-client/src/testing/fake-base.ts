@@ -49,7 +49,7 @@ export abstract class FakeServiceBase<M extends string> {
   injectError(method: M, error: Error | CriErrorCode, options: InjectErrorOptions = {}): void {
     const err =
       typeof error === 'string'
-        ? new CriError(`${this.rpc(method)}: ${error}: injected by the fake`, { code: error, method: this.rpc(method) })
+        ? new CriError(error, `${this.rpc(method)}: ${error}: injected by the fake`, { method: this.rpc(method) })
         : error;
     const queue = this.#errors.get(method) ?? [];
     queue.push({ error: err, remaining: options.times ?? 1 });
@@ -86,7 +86,7 @@ export abstract class FakeServiceBase<M extends string> {
 
   protected error(method: string, code: CriErrorCode, message: string): CriError {
     const rpc = this.rpc(method);
-    return new CriError(`${rpc}: ${code}: ${message}`, { code, method: rpc, details: message });
+    return new CriError(code, `${rpc}: ${code}: ${message}`, { method: rpc, details: message });
   }
 
   /**
@@ -101,7 +101,7 @@ export abstract class FakeServiceBase<M extends string> {
       const response = await handle(normalized);
       return this.#normalizeResponse(method, response) as Res;
     } catch (err) {
-      const error = err instanceof CriError ? err : CriError.from(err, this.rpc(method));
+      const error = CriError.fromRpc(err, this.rpc(method));
       if (options?.ignoreNotFound === true && IGNORABLE_NOT_FOUND.has(method) && isNotFound(error)) return {} as Res;
       throw error;
     }
@@ -147,8 +147,7 @@ export abstract class FakeServiceBase<M extends string> {
     try {
       return definition.requestDeserialize(definition.requestSerialize(request ?? {}));
     } catch (err) {
-      throw new CriError(`${this.rpc(method)}: INVALID_ARGUMENT: request does not encode: ${String(err)}`, {
-        code: 'INVALID_ARGUMENT',
+      throw new CriError('INVALID_ARGUMENT', `${this.rpc(method)}: INVALID_ARGUMENT: request does not encode: ${String(err)}`, {
         method: this.rpc(method),
         cause: err,
       });

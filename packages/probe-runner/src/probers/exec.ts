@@ -1,4 +1,4 @@
-import { isProbeError } from '../errors.js';
+import { ProbeError } from '../errors.js';
 import type { ExecFn, ProbeOutcome } from '../types.js';
 
 function text(data: string | Uint8Array): string {
@@ -16,7 +16,7 @@ export async function doExecProbe(exec: ExecFn, containerId: string, cmd: string
     const output = text(r.stdout) + text(r.stderr);
     return { result: r.exitCode === 0 ? 'success' : 'failure', output };
   } catch (err) {
-    if (isProbeError(err, 'ExecTimeout')) return { result: 'failure', output: err.message };
+    if (ProbeError.is(err, 'EXEC_TIMEOUT')) return { result: 'failure', output: err.message };
     throw err;
   }
 }

@@ -24,7 +24,7 @@ describe('FakeExec', () => {
     const signal = new AbortController().signal;
     expect(await fake.exec('c1', ['true'], 1, signal)).toEqual({ exitCode: 0, stdout: '', stderr: '' });
     fake.setHandler((_id, cmd) => (cmd[0] === 'slow' ? 'timeout' : new Error('gone')));
-    await expect(fake.exec('c1', ['slow'], 2, signal)).rejects.toMatchObject({ code: 'ExecTimeout', message: 'command "slow" timed out' });
+    await expect(fake.exec('c1', ['slow'], 2, signal)).rejects.toMatchObject({ code: 'EXEC_TIMEOUT', message: 'command "slow" timed out' });
     await expect(fake.exec('c1', ['x'], 3, signal)).rejects.toThrow('gone');
     expect(fake.calls.map((c) => `${c.containerId}:${c.cmd.join(' ')}:${c.timeoutSeconds}`)).toEqual(['c1:true:1', 'c1:slow:2', 'c1:x:3']);
   });
