@@ -1,7 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
-import { isRuntimeManagerError } from './errors.js';
+import { RuntimeManagerError } from './errors.js';
 import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
 
 /** A small image service: a set of present images, a scripted pull. */
@@ -56,8 +56,8 @@ async function reasonOf(p: Promise<unknown>): Promise<[string, string]> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!isRuntimeManagerError(err)) throw new Error(`expected a RuntimeManagerError, got ${String(err)}`);
-  return [err.code, err.message];
+  if (!RuntimeManagerError.is(err)) throw new Error(`expected a RuntimeManagerError, got ${String(err)}`);
+  return [err.reason, err.message];
 }
 
 describe('applyDefaultImageTag', () => {
@@ -72,7 +72,7 @@ describe('applyDefaultImageTag', () => {
   });
 
   it.each(['', 'Busybox', 'busy box', 'busybox:', 'busybox@sha256:zz', 'a//b'])('refuses %p as InvalidImageName', (input) => {
-    expect(() => applyDefaultImageTag(input)).toThrow(expect.objectContaining({ code: 'InvalidImageName' }));
+    expect(() => applyDefaultImageTag(input)).toThrow(expect.objectContaining({ code: 'INVALID_IMAGE_NAME', reason: 'InvalidImageName' }));
   });
 });
 

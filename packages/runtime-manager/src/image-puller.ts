@@ -1,5 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { Reason, defaultImagePullPolicy } from '@kubelet-ts/api';
+import { defaultImagePullPolicy } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
@@ -31,9 +31,9 @@ export interface ImagePullerOptions {
 export interface ImagePuller {
   /**
    * Makes sure the container's image is present per its pull policy and returns the image
-   * reference the runtime resolved. Rejects with a RuntimeManagerError whose `code` is the
-   * upstream reason (ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName,
-   * ImageInspectError) and whose message is upstream's.
+   * reference the runtime resolved. Rejects with a RuntimeManagerError whose `reason` is the
+   * upstream one (ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName,
+   * ImageInspectError; codes ERR_IMAGE_PULL…) and whose message is upstream's.
    */
   ensureImageExists(
     pod: Pod,
@@ -59,7 +59,7 @@ const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]
  */
 export function applyDefaultImageTag(image: string): string {
   const invalid = (why: string): RuntimeManagerError =>
-    new RuntimeManagerError('InvalidImageName', `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`);
+    new RuntimeManagerError('INVALID_IMAGE_NAME', `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`);
   if (image === '') throw invalid('invalid reference format');
   let rest = image;
   let digest = '';
@@ -149,19 +149,19 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       try {
         imageRef = await imageRefOf(image, callOptions.runtimeHandler, callOptions.signal);
       } catch (err) {
-        throw new RuntimeManagerError(Reason.ImageInspectError, `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError('IMAGE_INSPECT_ERROR', `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
       }
       const present = imageRef !== '';
       const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
       if (!shouldPull) {
         if (present) return imageRef;
-        throw new RuntimeManagerError(Reason.ErrImageNeverPull, `Container image "${container.image}" is not present with pull policy of Never`);
+        throw new RuntimeManagerError('ERR_IMAGE_NEVER_PULL', `Container image "${container.image}" is not present with pull policy of Never`);
       }
 
       const key = `${pod.metadata.uid}_${image}`;
       const failedAt = lastFailure.get(key);
       if (failedAt !== undefined && backoff.isInBackoffSince(key, failedAt)) {
-        throw new RuntimeManagerError(Reason.ImagePullBackOff, `Back-off pulling image "${container.image}"`);
+        throw new RuntimeManagerError('IMAGE_PULL_BACK_OFF', `Back-off pulling image "${container.image}"`);
       }
 
       const auth = options.getPullCredentials?.(image, pod);
@@ -187,12 +187,12 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       } catch (err) {
         if (err instanceof PullAborted) {
           // The caller went away (pod worker cancelled): not a pull failure, no back-off.
-          throw new RuntimeManagerError(Reason.ErrImagePull, `Pulling image "${container.image}" was cancelled`, { cause: err.cause });
+          throw new RuntimeManagerError('ERR_IMAGE_PULL', `Pulling image "${container.image}" was cancelled`, { cause: err.cause });
         }
         backoff.next(key);
         lastFailure.set(key, clock.now());
         log.warn('Failed to pull image', { err: errorMessage(err) });
-        throw new RuntimeManagerError(Reason.ErrImagePull, `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
       }
     },
   };

@@ -1,4 +1,4 @@
-export { RuntimeManagerError, isRuntimeManagerError } from './errors.js';
+export { RuntimeManagerError } from './errors.js';
 export type { RuntimeManagerErrorCode } from './errors.js';
 export {
   decodeContainerAnnotations,

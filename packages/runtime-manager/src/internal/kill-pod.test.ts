@@ -141,6 +141,6 @@ describe('killPod', () => {
     env.runtime.injectError('stopContainer', 'DEADLINE_EXCEEDED');
     const result = await env.manager.killPod(pod, r);
     expect(result.results[0]).toMatchObject({ action: 'KillContainer', target: 'side', reason: 'KillContainerError' });
-    expect(result.error).toMatchObject({ code: 'KillContainerError' });
+    expect(result.error).toMatchObject({ code: 'KILL_CONTAINER_ERROR', reason: 'KillContainerError' });
   });
 });

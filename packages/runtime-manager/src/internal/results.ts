@@ -1,8 +1,7 @@
 import { errorMessage } from '@kubelet-ts/common';
 import type { PodSyncResult, SyncResult } from '@kubelet-ts/container-runtime';
 import { CriError } from '@kubelet-ts/cri-client';
-import { RuntimeManagerError } from '../errors.js';
-import type { RuntimeManagerErrorCode } from '../errors.js';
+import { RuntimeManagerError, codeForReason } from '../errors.js';
 
 type FailedResult = SyncResult & { reason: string; message: string };
 
@@ -17,33 +16,11 @@ function failed(results: SyncResult[]): FailedResult | undefined {
   return results.find((r): r is FailedResult => r.reason !== undefined);
 }
 
-const KNOWN_CODES = new Set<string>([
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'ErrImageNeverPull',
-  'InvalidImageName',
-  'ImageInspectError',
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-  'PostStartHookError',
-  'PreStopHookError',
-  'KillContainerError',
-  'CreatePodSandboxError',
-  'ConfigPodSandboxError',
-  'KillPodSandboxError',
-]);
-
-function reasonToCode(reason: string): RuntimeManagerErrorCode {
-  return KNOWN_CODES.has(reason) ? (reason as RuntimeManagerErrorCode) : 'RuntimeError';
-}
-
 /** The error of the first failed result, if any: the caller retries the sync with back-off. */
 export function resultError(results: SyncResult[]): Error | undefined {
   const first = failed(results);
   if (first === undefined) return undefined;
-  return new RuntimeManagerError(reasonToCode(first.reason), `${first.action} ${first.target}: ${first.message}`);
+  return new RuntimeManagerError(codeForReason(first.reason), `${first.action} ${first.target}: ${first.message}`);
 }
 
 /** The results with their error and, when every failure is a back-off, the shortest wait. */

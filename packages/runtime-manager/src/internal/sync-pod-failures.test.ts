@@ -21,7 +21,7 @@ describe('syncPod: failures', () => {
       expect.objectContaining({ action: 'StartContainer', target: 'invalid', reason: 'InvalidImageName' }),
       { action: 'StartContainer', target: 'ok' },
     ]);
-    expect(result.error).toMatchObject({ code: 'ErrImageNeverPull' });
+    expect(result.error).toMatchObject({ code: 'ERR_IMAGE_NEVER_PULL', reason: 'ErrImageNeverPull' });
     const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
     expect(status.containers.map((c) => c.name)).toEqual(['ok']);
   });

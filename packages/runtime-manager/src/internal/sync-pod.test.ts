@@ -140,7 +140,7 @@ describe('syncPod: restarts', () => {
         retryAfterMs: 9000,
       },
     ]);
-    expect(result.error).toMatchObject({ code: 'CrashLoopBackOff' });
+    expect(result.error).toMatchObject({ code: 'CRASH_LOOP_BACK_OFF', reason: 'CrashLoopBackOff' });
     // The caller learns exactly when the back-off ends (it exited 1 s ago, the back-off is 10 s).
     expect(result.retryAfterMs).toBe(9000);
     await env.clock.advance(9000);

@@ -8,7 +8,7 @@ import { toRunningPod } from '@kubelet-ts/container-runtime';
 import type { PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { computePodActions } from '../compute-pod-actions.js';
 import type { PodActions } from '../compute-pod-actions.js';
-import { RuntimeManagerError, isRuntimeManagerError } from '../errors.js';
+import { RuntimeManagerError } from '../errors.js';
 import { killContainer } from './container-kill.js';
 import { purgeInitContainers, pruneInitContainersBeforeStart } from './container-remove.js';
 import { StartFailure, checkBackoff, startContainer } from './container-start.js';
@@ -156,8 +156,8 @@ async function startContainers(sync: PodSync, target: StartTarget, config: PodSa
         result.reason = err.reason;
         result.message = err.message;
         if (err.retryAfterMs !== undefined) result.retryAfterMs = err.retryAfterMs;
-      } else if (isRuntimeManagerError(err)) {
-        result.reason = err.code;
+      } else if (RuntimeManagerError.is(err)) {
+        result.reason = err.reason;
         result.message = err.message;
       } else {
         result.reason = Reason.RunContainerError;
