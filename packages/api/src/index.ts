@@ -176,3 +176,4 @@ export {
   DEFAULT_VOLUME_MODE,
 } from './constants.js';
 export { Reason, EventReason } from './reasons.js';
+export { expandVariables, expandContainerCommandAndArgs, expandContainerCommandOnlyStatic } from './expansion.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
-import { z } from 'zod';
+import { containerdConfigFromInfo } from '@kubelet-ts/cri-client';
 import type { CgroupDriver } from './cgroup-name.js';
 
 /** The two CRI calls the check needs (structurally cri-client's RuntimeService). */
@@ -14,17 +14,6 @@ export type CgroupDriverCheck =
   | { result: 'mismatch'; runtimeDriver: CgroupDriver; source: 'RuntimeConfig' | 'runtime config'; message: string }
   | { result: 'unknown'; message: string };
 
-// containerd's verbose Status carries its CRI config as JSON under info.config; only the runc options matter here.
-const containerdConfigSchema = z.looseObject({
-  containerd: z
-    .looseObject({
-      defaultRuntimeName: z.string().optional(),
-      runtimes: z.record(z.string(), z.looseObject({ options: z.record(z.string(), z.unknown()).nullish() })).optional(),
-    })
-    .optional(),
-  systemdCgroup: z.boolean().optional(),
-});
-
 function driverFromCri(value: string | number | null | undefined): CgroupDriver | undefined {
   if (value === 'SYSTEMD' || value === 0) return 'systemd';
   if (value === 'CGROUPFS' || value === 1) return 'cgroupfs';
@@ -33,22 +22,13 @@ function driverFromCri(value: string | number | null | undefined): CgroupDriver 
 
 /** What containerd's CRI config says about the default runtime's `SystemdCgroup`, when the status info has it. */
 export function driverFromContainerdInfo(info: Record<string, string> | null | undefined): CgroupDriver | undefined {
-  const raw = info?.['config'];
-  if (raw === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const parsed = containerdConfigSchema.safeParse(json);
-  if (!parsed.success) return undefined;
-  const runtimes = parsed.data.containerd?.runtimes ?? {};
-  const name = parsed.data.containerd?.defaultRuntimeName ?? 'runc';
-  const options = runtimes[name]?.options;
-  const flag = options?.['SystemdCgroup'];
+  const config = containerdConfigFromInfo(info);
+  if (config === undefined) return undefined;
+  const runtimes = config.containerd?.runtimes ?? {};
+  const name = config.containerd?.defaultRuntimeName ?? 'runc';
+  const flag = runtimes[name]?.options?.['SystemdCgroup'];
   if (typeof flag === 'boolean') return flag ? 'systemd' : 'cgroupfs';
-  if (parsed.data.systemdCgroup !== undefined) return parsed.data.systemdCgroup ? 'systemd' : 'cgroupfs';
+  if (config.systemdCgroup !== undefined) return config.systemdCgroup ? 'systemd' : 'cgroupfs';
   // runc's default when SystemdCgroup is unset.
   return runtimes[name] !== undefined ? 'cgroupfs' : undefined;
 }

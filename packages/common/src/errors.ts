@@ -72,3 +72,10 @@ export function defineError<Code extends string>(name: string, options: { defaul
   Object.defineProperty(DefinedError, 'name', { value: name });
   return DefinedError as unknown as CodedErrorClass<Code>;
 }
+
+export type CommonErrorCode =
+  /** A string that is not a Go duration, or a number that cannot be formatted as one. */
+  'INVALID_DURATION';
+
+/** The one error class of @kubelet-ts/common. */
+export class CommonError extends defineError<CommonErrorCode>('CommonError', { defaultCode: 'INVALID_DURATION' }) {}

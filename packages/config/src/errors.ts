@@ -20,8 +20,6 @@ export type ConfigErrorCode =
   | 'INVALID_CONFIGURATION'
   /** A value that is not a Go duration was given to parseDuration/durationMs. */
   | 'INVALID_DURATION'
-  /** A value that is not a Kubernetes quantity was given to parseQuantity. */
-  | 'INVALID_QUANTITY'
   /** A malformed `signal<value,...` eviction map. */
   | 'INVALID_EVICTION_MAP';
 

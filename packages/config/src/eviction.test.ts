@@ -1,6 +1,5 @@
 import { ConfigError } from './errors.js';
 import { evictionGracePeriodError, evictionValueError, parseEvictionMap, parseEvictionThresholdValue } from './eviction.js';
-import { parseQuantity } from './quantity.js';
 
 describe('parseEvictionMap', () => {
   it('splits signal<value pairs like the kubelet flag', () => {
@@ -31,21 +30,5 @@ describe('threshold values', () => {
     expect(evictionValueError('pid.available', '1000')).toBeUndefined();
     expect(evictionGracePeriodError('memory.available', '1m30s')).toBeUndefined();
     expect(evictionGracePeriodError('memory.available', '90')).toBe('invalid duration "90"');
-  });
-});
-
-describe('parseQuantity', () => {
-  it.each([
-    ['1Gi', 2 ** 30],
-    ['250m', 0.25],
-    ['1.5k', 1500],
-    ['1e3', 1000],
-    ['10', 10],
-  ])('%s is %d', (text, value) => {
-    expect(parseQuantity(text)).toBeCloseTo(value);
-  });
-
-  it('rejects units Kubernetes does not know', () => {
-    expect(() => parseQuantity('10MB')).toThrow('invalid quantity "10MB"');
   });
 });

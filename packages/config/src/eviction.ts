@@ -1,5 +1,5 @@
 import { ConfigError } from './errors.js';
-import { isQuantity, parseQuantity } from './quantity.js';
+import { isValidQuantity, parseQuantity } from '@kubelet-ts/api';
 import { durationError } from './duration.js';
 
 /** The eviction signals the kubelet knows (pkg/kubelet/eviction/api/types.go). */
@@ -61,7 +61,7 @@ export function parseEvictionThresholdValue(value: string): EvictionThresholdVal
     if (pct < 0 || pct > 100) return `percentage ${JSON.stringify(value)} must be >= 0% and <= 100%`;
     return { percentage: pct };
   }
-  if (!isQuantity(value)) return `invalid quantity or percentage ${JSON.stringify(value)}`;
+  if (!isValidQuantity(value)) return `invalid quantity or percentage ${JSON.stringify(value)}`;
   const parsed = parseQuantity(value);
   if (parsed < 0) return `threshold ${JSON.stringify(value)} must be positive`;
   return { quantity: value, value: parsed };

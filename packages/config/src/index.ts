@@ -17,7 +17,6 @@ export type { KubeletConfigurationInput, Taint, MemoryReservation, LoggingConfig
 export { validateKubeletConfiguration, validateDocument } from './validate.js';
 export type { FieldIssue } from './validate.js';
 export { parseDuration, formatDuration, normalizeDuration, durationMs, isDuration } from './duration.js';
-export { parseQuantity, isQuantity } from './quantity.js';
 export {
   parseEvictionMap,
   parseEvictionThresholdValue,

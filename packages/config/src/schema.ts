@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { durationError } from './duration.js';
 import { evictionGracePeriodError, evictionValueError } from './eviction.js';
-import { isQuantity } from './quantity.js';
+import { isValidQuantity } from '@kubelet-ts/api';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 export const KUBELET_CONFIG_KIND = 'KubeletConfiguration';
@@ -32,7 +32,7 @@ const duration = () =>
   });
 
 const quantity = () =>
-  z.string().refine(isQuantity, { error: (iss) => `invalid quantity ${JSON.stringify(iss.input)}` });
+  z.string().refine(isValidQuantity, { error: (iss) => `invalid quantity ${JSON.stringify(iss.input)}` });
 
 const ip = () => z.string().refine((v) => isIP(v) !== 0, { error: (iss) => `${JSON.stringify(iss.input)} is not a valid IP address` });
 

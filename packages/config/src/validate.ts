@@ -11,8 +11,12 @@ export interface FieldIssue {
   reason: string;
 }
 
-/** `['evictionHard', 'memory.available']` → `evictionHard.memory.available`; indices as `[2]`. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+/**
+ * `['evictionHard', 'memory.available']` → `evictionHard.memory.available`; indices as `[2]`. Map keys
+ * are dotted as upstream's KubeletConfiguration validation writes them, unlike api's `formatPath`
+ * for pod fields (`limits[nvidia.com/gpu]`).
+ */
+function formatConfigPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
@@ -36,21 +40,21 @@ export function fieldIssuesFromZod(error: z.ZodError): FieldIssue[] {
     const path = issue.path as PropertyKey[];
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ path: formatPath([...path, key]), reason: 'unknown field' });
+        for (const key of issue.keys) out.push({ path: formatConfigPath([...path, key]), reason: 'unknown field' });
         break;
       case 'invalid_type': {
         const input = (issue as { input?: unknown }).input;
         out.push({
-          path: formatPath(path),
+          path: formatConfigPath(path),
           reason: input === undefined ? 'required' : `expected ${issue.expected}, got ${describe(input)}`,
         });
         break;
       }
       case 'invalid_union':
-        out.push({ path: formatPath(path), reason: 'expected a duration string (e.g. "5s") or a number of nanoseconds' });
+        out.push({ path: formatConfigPath(path), reason: 'expected a duration string (e.g. "5s") or a number of nanoseconds' });
         break;
       default:
-        out.push({ path: formatPath(path), reason: issue.message });
+        out.push({ path: formatConfigPath(path), reason: issue.message });
     }
   }
   return out;
@@ -86,7 +90,7 @@ export function validateDocument(
         for (const key of issue.path) holder = (holder as Record<PropertyKey, unknown>)[key as PropertyKey];
         for (const key of issue.keys) {
           delete (holder as Record<string, unknown>)[key];
-          ignored.push(formatPath([...(issue.path as PropertyKey[]), key]));
+          ignored.push(formatConfigPath([...(issue.path as PropertyKey[]), key]));
         }
       }
       result = kubeletConfigurationSchema.safeParse(input, { reportInput: true });

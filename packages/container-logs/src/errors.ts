@@ -7,8 +7,6 @@ export type ContainerLogsErrorCode =
   | 'INVALID_OPTIONS'
   /** The pod, the container, its previous instance or its log file does not exist. */
   | 'NOT_FOUND'
-  /** A line is not in the CRI log format. */
-  | 'PARSE'
   /** Reading, renaming, compressing or removing a log file failed. */
   | 'IO'
   /** A CRI call (ContainerStatus, ListContainers, ReopenContainerLog) failed. */

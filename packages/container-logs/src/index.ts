@@ -1,15 +1,7 @@
 export { ContainerLogsError } from './errors.js';
 export type { ContainerLogsErrorCode } from './errors.js';
-export {
-  PartialLineAssembler,
-  LineSplitter,
-  parseCriLogLine,
-  formatCriLogLine,
-  parseTimestampNs,
-  formatTimestampFixed,
-  formatEpochMs,
-} from './cri-log.js';
-export type { CriLogRecord, LogEntry, LogStream } from './cri-log.js';
+export { PartialLineAssembler, LineSplitter, formatEpochMs } from './cri-log.js';
+export type { LogEntry } from './cri-log.js';
 export { COMPRESS_SUFFIX, TMP_SUFFIX, filterUnusedLogs, getAllLogs, listRotatedFiles, rotationTimestamp } from './log-files.js';
 export {
   createContainerLogManager,

@@ -2,7 +2,7 @@
 // (pkg/kubelet/kuberuntime/logs NewLogOptions).
 import { z } from 'zod';
 import { ContainerLogsError } from './errors.js';
-import { parseTimestampNs } from './cri-log.js';
+import { parseTimestampNs } from '@kubelet-ts/cri-client';
 
 /** Which streams to return (v1.PodLogOptions `stream`, PodLogsQuerySplitStreams). */
 export type LogStreamSelection = 'All' | 'Stdout' | 'Stderr';

@@ -1,5 +1,9 @@
 export { CriError, GrpcStatus, ignoreNotFound, isDeadlineExceeded, isNotFound, isUnavailable, isUnimplemented } from './errors.js';
 export type { CriErrorCode, CriErrorOptions } from './errors.js';
+export { containerdConfigFromInfo } from './containerd-info.js';
+export { formatCriLogLine, formatTimestampFixed, parseCriLogLine, parseTimestampNs } from './cri-log.js';
+export type { CriLogRecord, LogStream } from './cri-log.js';
+export type { ContainerdCriConfig } from './containerd-info.js';
 export { createCriClient, DEFAULT_CRI_TIMEOUTS, DEFAULT_MAX_MESSAGE_BYTES, KUBE_RUNTIME_API_VERSION } from './client.js';
 export type { CriClient, CriClientOptions, CriTimeouts } from './client.js';
 export { IMAGE_SERVICE_METHODS, RUNTIME_SERVICE_METHODS, STREAMING_METHODS } from './services.js';

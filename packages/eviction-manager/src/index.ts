@@ -32,7 +32,6 @@ export { admitUnderPressure } from './admission.js';
 export type { PodAdmitResult } from './admission.js';
 export { NODE_CONDITION_TEXT } from './node-conditions.js';
 export type { NodeCondition } from './node-conditions.js';
-export { formatBinaryQuantity } from './internal/quantity.js';
 export { createEvictionManager } from './manager.js';
 export type {
   ConditionChangeListener,

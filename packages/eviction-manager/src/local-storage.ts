@@ -1,7 +1,7 @@
 import type { Pod } from '@kubelet-ts/api';
-import { parseQuantity } from '@kubelet-ts/api';
 import type { PodStats } from '@kubelet-ts/stats';
 import { containerEphemeralUsage, podDiskUsage, podLimit } from './internal/pod-usage.js';
+import { quantityOrZero } from './internal/quantity.js';
 import { MessageFormat } from './messages.js';
 
 /** Which local-storage limit a pod exceeds (upstream emptyDir/pod/container limit eviction), as the eviction message. */
@@ -12,7 +12,7 @@ export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedIma
     const limit = emptyDir?.sizeLimit;
     const usedBytes = volumeUsed.get(volume.name);
     if (limit === undefined || usedBytes === undefined) continue;
-    const limitBytes = quantity(limit);
+    const limitBytes = quantityOrZero(limit);
     if (limitBytes > 0 && usedBytes > limitBytes) return MessageFormat.emptyDir(volume.name, String(limit));
   }
   const podLimitValue = podLimit(pod, 'ephemeral-storage');
@@ -23,9 +23,9 @@ export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedIma
   for (const cs of podStats.containers) {
     const container = pod.spec.containers.find((c) => c.name === cs.name);
     const limit = container?.resources?.limits?.['ephemeral-storage'];
-    if (limit === undefined || quantity(limit) === 0) continue;
+    if (limit === undefined || quantityOrZero(limit) === 0) continue;
     // With a dedicated imagefs the writable layer is not on nodefs: only logs count.
-    if (containerEphemeralUsage(cs, !dedicatedImageFs) > quantity(limit)) return MessageFormat.containerEphemeralStorage(cs.name, String(limit));
+    if (containerEphemeralUsage(cs, !dedicatedImageFs) > quantityOrZero(limit)) return MessageFormat.containerEphemeralStorage(cs.name, String(limit));
   }
   return undefined;
 }
@@ -34,16 +34,4 @@ export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedIma
 export function hasLocalStorageLimits(pod: Pod): boolean {
   if ((pod.spec.volumes ?? []).some((v) => (v as { emptyDir?: { sizeLimit?: unknown } }).emptyDir?.sizeLimit !== undefined)) return true;
   return podLimit(pod, 'ephemeral-storage') !== undefined;
-}
-
-function quantity(value: string | number): number {
-  return typeof value === 'number' ? value : parseQuantitySafe(value);
-}
-
-function parseQuantitySafe(value: string): number {
-  try {
-    return parseQuantity(value);
-  } catch {
-    return 0;
-  }
 }

@@ -8,7 +8,6 @@ import type { FakeCriClient } from '@kubelet-ts/cri-client/testing';
 import { ImageGCError } from './errors.js';
 import { createImageGC } from './image-gc.js';
 import type { FsCapacity, ImageGCOptions } from './image-gc.js';
-import { sandboxImageFromRuntimeInfo } from './sandbox-image.js';
 
 const MB = 1_000_000;
 const MINUTE = 60_000;
@@ -225,14 +224,6 @@ describe('createImageGC: the sandbox image', () => {
     expect(t.removedOrder()).not.toContain(id('0'));
     expect(t.present()).toEqual(['pause', 'pinned']);
     expect(t.gc.imageRecords().find((r) => r.id === id('0'))).toMatchObject({ pinned: true, repoTags: ['registry.test/pause:3.9'] });
-  });
-
-  it('sandboxImageFromRuntimeInfo reads containerd info and ignores anything else', () => {
-    expect(sandboxImageFromRuntimeInfo({ config: JSON.stringify({ sandboxImage: 'registry.k8s.io/pause:3.9' }) })).toBe('registry.k8s.io/pause:3.9');
-    expect(sandboxImageFromRuntimeInfo({ config: '{not json' })).toBeUndefined();
-    expect(sandboxImageFromRuntimeInfo({ config: JSON.stringify({ sandboxImage: 7 }) })).toBeUndefined();
-    expect(sandboxImageFromRuntimeInfo({})).toBeUndefined();
-    expect(sandboxImageFromRuntimeInfo(null)).toBeUndefined();
   });
 
   it('pinnedImages protects more references', async () => {

@@ -1,8 +1,8 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { containerdConfigFromInfo } from '@kubelet-ts/cri-client';
 import type { Image, ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import { ImageGCError } from './errors.js';
-import { sandboxImageFromRuntimeInfo } from './sandbox-image.js';
 import { StateStore } from './internal/state-store.js';
 import type { PersistedImageTimes } from './internal/state-store.js';
 import { statfsBytes } from './statfs.js';
@@ -137,7 +137,7 @@ export function createImageGC(options: ImageGCOptions): ImageGC {
     } else {
       try {
         const status = await options.runtimeService.status({ verbose: true });
-        runtimeSandboxImage = sandboxImageFromRuntimeInfo(status.info) ?? runtimeSandboxImage;
+        runtimeSandboxImage = containerdConfigFromInfo(status.info)?.sandboxImage ?? runtimeSandboxImage;
       } catch (err) {
         logger.debug('CRI Status failed; keeping the last known sandbox image', { err: errorMessage(err), sandboxImage: runtimeSandboxImage });
       }

@@ -14,5 +14,4 @@ export type {
   RemovedImage,
   StatFsFn,
 } from './image-gc.js';
-export { sandboxImageFromRuntimeInfo } from './sandbox-image.js';
 export { statfsBytes } from './statfs.js';

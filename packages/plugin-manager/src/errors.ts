@@ -1,3 +1,5 @@
+import { defineError } from '@kubelet-ts/common';
+
 export type PluginManagerErrorCode =
   /** A plugin on a registration socket could not be registered (dial or GetInfo failed, refused by its handler…). */
   | 'PLUGIN_REGISTRATION_FAILED'
@@ -5,16 +7,4 @@ export type PluginManagerErrorCode =
   | 'INVALID_PLUGIN_INFO';
 
 /** The one error class of @kubelet-ts/plugin-manager. */
-export class PluginManagerError extends Error {
-  override readonly name = 'PluginManagerError';
-  readonly code: PluginManagerErrorCode;
-
-  constructor(code: PluginManagerErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
-}
-
-export function isPluginManagerError(err: unknown): err is PluginManagerError {
-  return err instanceof PluginManagerError || (err instanceof Error && err.name === 'PluginManagerError' && typeof (err as { code?: unknown }).code === 'string');
-}
+export class PluginManagerError extends defineError<PluginManagerErrorCode>('PluginManagerError', { defaultCode: 'PLUGIN_REGISTRATION_FAILED' }) {}

@@ -1,9 +1,8 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, forEachBounded, noopLogger } from '@kubelet-ts/common';
+import { errorMessage, forEachBounded, formatGoDuration, noopLogger } from '@kubelet-ts/common';
 import type { ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
-import { formatGoDuration } from './internal/go-duration.js';
 import type { PodStatusCache } from './pod-cache.js';
 
 /** Upstream pleg.PodLifeCycleEventType. `ContainerChanged` is computed but never delivered, as upstream. */

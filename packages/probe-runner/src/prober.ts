@@ -1,9 +1,8 @@
 import type { Probe } from '@kubelet-ts/api';
-import { resolveContainerPort } from '@kubelet-ts/api';
+import { expandContainerCommandOnlyStatic, resolveContainerPort } from '@kubelet-ts/api';
 import type { Clock } from '@kubelet-ts/common';
 import { systemClock } from '@kubelet-ts/common';
 import { ProbeError, execTimeoutError } from './errors.js';
-import { expandCommandOnlyStatic } from './internal/expand.js';
 import { doExecProbe } from './probers/exec.js';
 import { doGrpcProbe } from './probers/grpc.js';
 import { doHttpProbe, joinHostPort } from './probers/http.js';
@@ -83,7 +82,7 @@ export function createProber(options: ProberOptions): Prober {
     const timeoutSeconds = probe.timeoutSeconds ?? 1;
     const timeoutMs = Math.max(1, timeoutSeconds) * 1000;
     if (probe.exec !== undefined) {
-      const cmd = expandCommandOnlyStatic(probe.exec.command ?? [], target.container.env);
+      const cmd = expandContainerCommandOnlyStatic(probe.exec.command ?? [], target.container.env);
       // A backstop in case the exec function itself hangs: give up a little after the runtime should have.
       const controller = new AbortController();
       const onAbort = (): void => controller.abort(signal.reason);

@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
-import { durationMs, parseQuantity } from '@kubelet-ts/config';
+import { parseQuantity } from '@kubelet-ts/api';
+import { durationMs } from '@kubelet-ts/config';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { createContainerLogManager } from '@kubelet-ts/container-logs';
 import type { ContainerLogManager, LogRuntime } from '@kubelet-ts/container-logs';

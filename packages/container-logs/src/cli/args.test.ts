@@ -1,4 +1,4 @@
-import { DEFAULT_RUNTIME_ENDPOINT, parseGoDuration, parseLogsArgs } from './args.js';
+import { DEFAULT_RUNTIME_ENDPOINT, parseLogsArgs } from './args.js';
 
 describe('parseLogsArgs', () => {
   it('turns every flag into PodLogOptions', () => {
@@ -43,11 +43,16 @@ describe('parseLogsArgs', () => {
   });
 });
 
-describe('parseGoDuration', () => {
-  it('parses Go durations', () => {
-    expect(parseGoDuration('1h30m')).toBe(5_400_000);
-    expect(parseGoDuration('1.5s')).toBe(1_500);
-    expect(() => parseGoDuration('')).toThrow('invalid duration');
-    expect(() => parseGoDuration('5d')).toThrow('invalid duration');
+describe('--since', () => {
+  it('takes any Go duration (the grammar is @kubelet-ts/common\'s), rounded up to whole seconds', () => {
+    const since = (text: string): unknown => parseLogsArgs(['logs', '--since', text, 'x']).options.sinceSeconds;
+    expect(since('1h30m')).toBe(5_400);
+    expect(since('1.5s')).toBe(2);
+    expect(since('.5s')).toBe(1);
+    expect(since('1500μs')).toBe(1);
+    expect(() => since('')).toThrow('invalid duration');
+    expect(() => since('5d')).toThrow('invalid duration');
+    expect(() => since('0')).toThrow('--since must be greater than 0');
+    expect(() => since('-5s')).toThrow('--since must be greater than 0');
   });
 });

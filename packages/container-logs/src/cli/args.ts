@@ -1,4 +1,5 @@
 // Flags of `kubelet-ts-logs`: turned into v1.PodLogOptions and validated with the same zod schema as HTTP input.
+import { goDurationError, parseGoDuration } from '@kubelet-ts/common';
 import { parsePodLogOptions } from '../options.js';
 import type { PodLogOptions } from '../options.js';
 
@@ -52,19 +53,13 @@ const BOOL_FLAGS = new Map([
   ['h', 'help'],
 ]);
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration ("1h30m", "10s", "500ms") in milliseconds. */
-export function parseGoDuration(text: string): number {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    total += Number(m[1]) * (UNITS[m[2] ?? 's'] ?? 0);
-    matched = re.lastIndex;
-  }
-  if (text === '' || matched !== text.length) throw new UsageError(`invalid duration ${JSON.stringify(text)} (e.g. 10s, 5m, 1h30m)`);
-  return total;
+/** `--since`: a Go duration (@kubelet-ts/common's parser) greater than 0, in milliseconds. */
+function sinceMs(text: string): number {
+  if (goDurationError(text) !== undefined) throw new UsageError(`invalid duration ${JSON.stringify(text)} (e.g. 10s, 5m, 1h30m)`);
+  const ms = parseGoDuration(text);
+  // kubectl logs: "--since must be greater than 0".
+  if (ms <= 0) throw new UsageError(`--since must be greater than 0, got ${JSON.stringify(text)}`);
+  return ms;
 }
 
 function integer(flag: string, value: string): number {
@@ -112,7 +107,7 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
     if (tail >= 0) raw.tailLines = tail; // kubectl: -1 means all
   }
   if (values['limit-bytes'] !== undefined) raw.limitBytes = integer('limit-bytes', values['limit-bytes']);
-  if (values.since !== undefined) raw.sinceSeconds = Math.max(1, Math.ceil(parseGoDuration(values.since) / 1000));
+  if (values.since !== undefined) raw.sinceSeconds = Math.max(1, Math.ceil(sinceMs(values.since) / 1000));
   if (values['since-time'] !== undefined) raw.sinceTime = values['since-time'];
   if (values.stream !== undefined) raw.stream = values.stream;
   let options: PodLogOptions;

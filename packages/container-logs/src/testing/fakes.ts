@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
-import { formatCriLogLine, formatEpochMs } from '../cri-log.js';
-import type { LogStream } from '../cri-log.js';
+import { formatCriLogLine } from '@kubelet-ts/cri-client';
+import type { LogStream } from '@kubelet-ts/cri-client';
+import { formatEpochMs } from '../cri-log.js';
 import type { ContainerLocator, ContainerLogRequest, ContainerLogTarget } from '../container-logs.js';
 import type { ContainerLogManager, RotationResult } from '../log-manager.js';
 

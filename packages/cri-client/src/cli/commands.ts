@@ -5,7 +5,9 @@ import type { ContainerStateValue, PodSandboxStateValue } from '../gen/messages.
 import type { CallOptions, ImageService, RuntimeService } from '../services.js';
 import { labelSelector, USAGE } from './args.js';
 import type { ParsedArgs } from './args.js';
-import { ago, formatTable, humanSize, parseCriLogLine, parseInfo, splitRepoTag, stateName, toJson, truncateId } from './format.js';
+import { parseCriLogLine } from '../cri-log.js';
+import type { CriLogRecord } from '../cri-log.js';
+import { ago, formatTable, humanSize, parseInfo, splitRepoTag, stateName, toJson, truncateId } from './format.js';
 
 export interface Writer {
   write(text: string): void;
@@ -301,10 +303,14 @@ async function logs(args: ParsedArgs, ctx: CliContext): Promise<number> {
   const tail = Number(flag(args, 'tail') ?? '-1');
   const timestamps = args.flags.timestamps === true;
   const print = (line: string): void => {
-    const entry = parseCriLogLine(line);
-    if (entry === undefined) return;
+    let entry: CriLogRecord;
+    try {
+      entry = parseCriLogLine(line);
+    } catch {
+      return; // not a CRI log line: skipped, as crictl does
+    }
     const target = entry.stream === 'stderr' ? ctx.stderr : ctx.stdout;
-    target.write(`${timestamps ? `${entry.timestamp} ` : ''}${entry.content}${entry.full ? '\n' : ''}`);
+    target.write(`${timestamps ? `${entry.timestamp} ` : ''}${entry.content.toString('utf8')}${entry.partial ? '' : '\n'}`);
   };
 
   const file = await open(logPath, 'r');

@@ -1,4 +1,4 @@
-import { ago, formatTable, humanDuration, humanSize, parseCriLogLine, splitRepoTag, stateName, toJson, truncateId } from './format.js';
+import { ago, formatTable, humanDuration, humanSize, splitRepoTag, stateName, toJson, truncateId } from './format.js';
 
 describe('crictl-like formatting', () => {
   it('aligns table columns with three spaces of padding', () => {
@@ -42,18 +42,6 @@ describe('crictl-like formatting', () => {
     expect(stateName('SANDBOX_NOTREADY')).toBe('NotReady');
     expect(splitRepoTag('127.0.0.1:5000/kubelet-ts/busybox:test')).toEqual({ repo: '127.0.0.1:5000/kubelet-ts/busybox', tag: 'test' });
     expect(splitRepoTag('127.0.0.1:5000/busybox')).toEqual({ repo: '127.0.0.1:5000/busybox', tag: '<none>' });
-  });
-
-  it('parses CRI log lines, full and partial', () => {
-    expect(parseCriLogLine('2026-11-29T19:00:46.126913035Z stdout F hello world')).toEqual({
-      timestamp: '2026-11-29T19:00:46.126913035Z',
-      stream: 'stdout',
-      full: true,
-      content: 'hello world',
-    });
-    expect(parseCriLogLine('2026-11-29T19:00:46Z stderr P part')).toMatchObject({ stream: 'stderr', full: false, content: 'part' });
-    expect(parseCriLogLine('2026-11-29T19:00:46Z stdout F')).toMatchObject({ content: '' });
-    expect(parseCriLogLine('garbage')).toBeUndefined();
   });
 
   it('prints Buffers as text in JSON', () => {

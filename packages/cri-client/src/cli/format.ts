@@ -94,18 +94,3 @@ export function parseInfo(info: Record<string, string>): Record<string, unknown>
   }
   return out;
 }
-
-/** One line of a CRI log file: `<RFC3339Nano> <stdout|stderr> <F|P> <content>`. */
-export interface CriLogLine {
-  timestamp: string;
-  stream: 'stdout' | 'stderr';
-  /** False for a partial line (tag P): the content continues in the next line without a newline. */
-  full: boolean;
-  content: string;
-}
-
-export function parseCriLogLine(line: string): CriLogLine | undefined {
-  const match = /^(\S+) (stdout|stderr) ([FP])(?: (.*))?$/.exec(line);
-  if (match === null) return undefined;
-  return { timestamp: match[1] ?? '', stream: match[2] === 'stderr' ? 'stderr' : 'stdout', full: match[3] === 'F', content: match[4] ?? '' };
-}

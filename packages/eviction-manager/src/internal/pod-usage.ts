@@ -1,19 +1,9 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { parseQuantity } from '@kubelet-ts/api';
 import type { ContainerStats, FsStats, PodStats } from '@kubelet-ts/stats';
-import { formatBinaryQuantity } from './quantity.js';
+import { formatBinaryQuantity, quantityOrZero } from './quantity.js';
 
 /** Which parts of a pod's storage a disk signal measures (upstream fsStatsType). */
 export type FsStatsType = 'root' | 'logs' | 'localVolumeSource';
-
-function quantityOf(value: string | number | undefined): number {
-  if (value === undefined) return 0;
-  try {
-    return parseQuantity(value);
-  } catch {
-    return 0;
-  }
-}
 
 /** The raw request text of a container (`0` when absent), for messages. */
 export function containerRequestText(container: Container, resource: string): string {
@@ -22,7 +12,7 @@ export function containerRequestText(container: Container, resource: string): st
 }
 
 export function containerRequest(container: Container, resource: string): number {
-  return quantityOf(container.resources?.requests?.[resource]);
+  return quantityOrZero(container.resources?.requests?.[resource]);
 }
 
 /** Upstream GetResourceRequestQuantity: max(Σ containers, max init container) + overhead. */
@@ -31,7 +21,7 @@ export function podRequest(pod: Pod, resource: string): number {
   for (const c of pod.spec.containers) sum += containerRequest(c, resource);
   let initMax = 0;
   for (const c of pod.spec.initContainers ?? []) initMax = Math.max(initMax, containerRequest(c, resource));
-  const overhead = quantityOf((pod.spec.overhead as Record<string, string | number> | undefined)?.[resource]);
+  const overhead = quantityOrZero((pod.spec.overhead as Record<string, string | number> | undefined)?.[resource]);
   return Math.max(sum, initMax) + overhead;
 }
 
@@ -43,14 +33,14 @@ export function podLimit(pod: Pod, resource: string): { value: number; text: str
     const v = c.resources?.limits?.[resource];
     if (v === undefined) continue;
     texts.push(String(v));
-    sum += quantityOf(v);
+    sum += quantityOrZero(v);
   }
   for (const c of pod.spec.initContainers ?? []) {
     const v = c.resources?.limits?.[resource];
     if (v === undefined) continue;
-    if (quantityOf(v) > sum) {
+    if (quantityOrZero(v) > sum) {
       texts.splice(0, texts.length, String(v));
-      sum = quantityOf(v);
+      sum = quantityOrZero(v);
     }
   }
   if (texts.length === 0) return undefined;

@@ -1,3 +1,5 @@
+import { parseQuantity } from '@kubelet-ts/api';
+
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
 
 /**
@@ -13,4 +15,17 @@ export function formatBinaryQuantity(value: number): string {
     i++;
   }
   return `${n}${BINARY_SUFFIXES[i] ?? ''}`;
+}
+
+/**
+ * A resource value in base units, 0 when it is absent or does not parse: requests, limits and
+ * overhead of pods the API has validated already, where a bad value must not stop eviction.
+ */
+export function quantityOrZero(value: string | number | undefined): number {
+  if (value === undefined) return 0;
+  try {
+    return parseQuantity(value);
+  } catch {
+    return 0;
+  }
 }

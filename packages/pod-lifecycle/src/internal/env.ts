@@ -1,9 +1,8 @@
 // Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
 // pkg/api/v1/resource ExtractContainerResourceValue.
 import type { Container, ObjectFieldSelector, Pod, Quantity, ResourceFieldSelector } from '@kubelet-ts/api';
-import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
+import { expandVariables as expand, quantityMilliValue, quantityValue } from '@kubelet-ts/api';
 import { PodLifecycleError } from '../errors.js';
-import { expand } from './expansion.js';
 
 /**
  * Where configMapKeyRef / secretKeyRef / envFrom values come from. Standalone kubelets have none;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Container, Pod, SecurityContext } from '@kubelet-ts/api';
+import { expandContainerCommandAndArgs as expandCommandAndArgs } from '@kubelet-ts/api';
 import type {
   ContainerConfig,
   LinuxContainerSecurityContext,
@@ -11,7 +12,6 @@ import type {
 } from '@kubelet-ts/cri-client';
 import { newContainerAnnotations, newContainerLabels, newPodAnnotations, newPodLabels } from '../labels.js';
 import type { ContainerMount, RunContainerOptions } from '@kubelet-ts/container-runtime';
-import { expandCommandAndArgs } from './expansion.js';
 import { linuxContainerResources } from './resources.js';
 
 /** `<podLogsDir>/<namespace>_<name>_<uid>` (upstream BuildPodLogsDirectory). */

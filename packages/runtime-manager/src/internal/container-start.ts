@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { Reason, podFullName } from '@kubelet-ts/api';
 import type { Backoff } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
+import { errorMessage, formatGoDuration } from '@kubelet-ts/common';
 import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { backoffKey, findContainerStatus } from '@kubelet-ts/container-runtime';
 import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
@@ -15,7 +15,6 @@ import { generateContainerConfig, podLogsDirectory, verifyRunAsNonRoot } from '.
 import { killContainer } from './container-kill.js';
 import type { RuntimeContext } from './context.js';
 import { hookDeps } from './context.js';
-import { formatGoDuration } from './go-duration.js';
 import { formatPod, runLifecycleHandler } from './lifecycle.js';
 import { criMessage } from './results.js';
 

@@ -6,52 +6,9 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
-import { expandCommandAndArgs, expandVariables } from './expansion.js';
-import { formatGoDuration } from './go-duration.js';
 import { runLifecycleHandler } from './lifecycle.js';
 import { parseCriLog, readLastLogLines } from './logs.js';
 import { milliCpuToQuota, milliCpuToShares } from './resources.js';
-
-describe('$(VAR) expansion (upstream expansion rules)', () => {
-  const env = new Map([
-    ['A', 'alpha'],
-    ['EMPTY', ''],
-  ]);
-  it.each([
-    ['$(A)', 'alpha'],
-    ['x$(A)y', 'xalphay'],
-    ['$(MISSING)', '$(MISSING)'],
-    ['$$(A)', '$(A)'],
-    ['$$$(A)', '$alpha'],
-    ['$(EMPTY)-', '-'],
-    ['$(A', '$(A'],
-    ['$A', '$A'],
-    ['a$', 'a$'],
-    ['$()', '$()'],
-  ])('%s -> %s', (input, output) => {
-    expect(expandVariables(input, env)).toBe(output);
-  });
-  it('later env entries win and both command and args expand', () => {
-    expect(expandCommandAndArgs(['echo', '$(X)'], ['$(X)$(X)'], [{ name: 'X', value: '1' }, { name: 'X', value: '2' }])).toEqual({
-      command: ['echo', '2'],
-      args: ['22'],
-    });
-  });
-});
-
-describe('formatGoDuration', () => {
-  it.each([
-    [0, '0s'],
-    [500, '500ms'],
-    [10_000, '10s'],
-    [1_500, '1.5s'],
-    [80_000, '1m20s'],
-    [300_000, '5m0s'],
-    [3_600_000, '1h0m0s'],
-  ])('%d ms -> %s', (ms, text) => {
-    expect(formatGoDuration(ms)).toBe(text);
-  });
-});
 
 describe('cpu conversions', () => {
   it.each([

@@ -1,8 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock } from '@kubelet-ts/common';
-import { systemClock } from '@kubelet-ts/common';
+import { formatGoDuration, systemClock } from '@kubelet-ts/common';
 import { backoffKey, hashContainer, toRunningPod, toRunningPodWithAllContainers } from '@kubelet-ts/container-runtime';
-import { formatGoDuration } from '../internal/go-duration.js';
 import type {
   ContainerGCPolicy,
   ContainerRuntime,
