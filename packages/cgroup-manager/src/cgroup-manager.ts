@@ -3,7 +3,7 @@ import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { CgroupDriver, CgroupName } from './cgroup-name.js';
 import { renderCgroupName, toCgroupfs, toSystemd } from './cgroup-name.js';
 import { CgroupError } from './errors.js';
-import type { CgroupFs } from './internal/fs.js';
+import type { CgroupFs } from './cgroup-fs.js';
 import { errnoCode, nodeCgroupFs } from './internal/fs.js';
 import type { CgroupLayout, CgroupMount } from './internal/mountinfo.js';
 import { cgroupLayout, mountPath, parseCgroupMounts } from './internal/mountinfo.js';

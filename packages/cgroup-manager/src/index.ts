@@ -25,7 +25,7 @@ export {
 export type { ResourceConfig, PodResourceAmounts, PodResourceConfigOptions } from './resources.js';
 export { createCgroupManager } from './cgroup-manager.js';
 export type { CgroupManager, CgroupManagerOptions, CgroupMode, CgroupStats } from './cgroup-manager.js';
-export type { CgroupFs } from './internal/fs.js';
+export type { CgroupFs } from './cgroup-fs.js';
 export { systemdProperties, systemdUnit, createUnavailableSystemdClient, SYSTEMD_INFINITY, SYSTEMD_SOCKETS } from './systemd.js';
 export type { SystemdClient, SystemdProperty } from './systemd.js';
 export { createPodContainerManager, POD_CGROUP_PREFIX } from './pod-container-manager.js';

@@ -10,8 +10,7 @@ import { formatSourceError } from './errors.js';
 import { jsonEqual } from './internal/json.js';
 import { parseManifest } from './internal/manifest.js';
 import { decodeStaticPod } from './static-pod.js';
-import type { StaticPodObjectReference } from './static-pod.js';
-import type { EmitSourceEvent, PodSource, SourceContext, SourceError } from './types.js';
+import type { EmitSourceEvent, PodSource, SourceContext, SourceError, StaticPodObjectReference } from './types.js';
 
 /** Upstream reads manifests of any size; we cap them (upstream's HTTP limit, maxConfigLength, is 10 MB). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 10 * 1024 * 1024;

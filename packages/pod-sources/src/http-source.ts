@@ -7,8 +7,7 @@ import { DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-s
 import { jsonEqual } from './internal/json.js';
 import { parseManifest } from './internal/manifest.js';
 import { decodeStaticPod } from './static-pod.js';
-import type { StaticPodObjectReference } from './static-pod.js';
-import type { EmitSourceEvent, PodSource, SourceContext, SourceError } from './types.js';
+import type { EmitSourceEvent, PodSource, SourceContext, SourceError, StaticPodObjectReference } from './types.js';
 
 /** The subset of the fetch API the HTTP source uses, so tests and callers can inject their own. */
 export type FetchFn = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;

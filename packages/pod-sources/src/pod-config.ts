@@ -10,8 +10,7 @@ import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { PodSourceError } from './errors.js';
 import { AsyncQueue } from './internal/async-queue.js';
 import { jsonEqual, rfc3339Nano } from './internal/json.js';
-import type { StaticPodObjectReference } from './static-pod.js';
-import type { PodSource, PodUpdate, SourceError, SourceEvent } from './types.js';
+import type { PodSource, PodUpdate, SourceError, SourceEvent, StaticPodObjectReference } from './types.js';
 
 export interface PodConfigOptions {
   sources: PodSource[];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Pod } from '@kubelet-ts/api';
 import { ConfigHashAnnotationKey, ConfigSourceAnnotationKey, parsePod, validatePod } from '@kubelet-ts/api';
 import { canonicalJson } from './internal/json.js';
-import type { SourceError } from './types.js';
+import type { SourceError, StaticPodObjectReference } from './types.js';
 
 /** Where a static pod came from: the kind of source and the file path or URL. */
 export interface StaticPodOrigin {
@@ -67,16 +67,6 @@ function addOrUpdateToleration(pod: Pod, toleration: Toleration): void {
   else list.push(toleration);
   pod.spec.tolerations = list;
 }
-
-/**
- * API object references a kubelet can serve to static pods (kubelet-ts extension; upstream refuses
- * them all): `configMapVolumes` (configMap volumes and projected configMap sources) and
- * `secretVolumes` (secret volumes, projected secret sources, a CSI volume's nodePublishSecretRef)
- * when the kubelet has an object source such as `--static-object-dir`; `csiVolumes` (inline CSI
- * volumes) when it registers CSI drivers through `<root-dir>/plugins_registry`. Everything else
- * (service accounts and tokens, env and image pull secrets, claims…) is always refused.
- */
-export type StaticPodObjectReference = 'configMapVolumes' | 'secretVolumes' | 'csiVolumes';
 
 export interface FindApiObjectReferencesOptions {
   /** References not to report (the kubelet can serve them). Default none: upstream's rule. */

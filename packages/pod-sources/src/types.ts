@@ -1,5 +1,14 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { StaticPodObjectReference } from './static-pod.js';
+
+/**
+ * API object references a kubelet can serve to static pods (kubelet-ts extension; upstream refuses
+ * them all): `configMapVolumes` (configMap volumes and projected configMap sources) and
+ * `secretVolumes` (secret volumes, projected secret sources, a CSI volume's nodePublishSecretRef)
+ * when the kubelet has an object source such as `--static-object-dir`; `csiVolumes` (inline CSI
+ * volumes) when it registers CSI drivers through `<root-dir>/plugins_registry`. Everything else
+ * (service accounts and tokens, env and image pull secrets, claims…) is always refused.
+ */
+export type StaticPodObjectReference = 'configMapVolumes' | 'secretVolumes' | 'csiVolumes';
 
 /**
  * A problem a source found in its input, attributed precisely: which source, which file (or URL,

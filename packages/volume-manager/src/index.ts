@@ -5,6 +5,7 @@ export type {
   ConfigMapObject,
   SecretObject,
   ConfigMapSecretSource,
+  NodeAllocatable,
   ServiceAccountTokenRequest,
   TokenSource,
   VolumeUsage,
@@ -45,7 +46,6 @@ export type {
 export { createCsiPluginRegistry, highestSupportedCsiVersion } from './csi-registration.js';
 export type { CsiPluginRegistry, CsiPluginRegistryOptions, RegisteredCsiDriver } from './csi-registration.js';
 
-export type { NodeAllocatable } from './internal/payloads.js';
 
 export {
   PLUGIN_NAMES,

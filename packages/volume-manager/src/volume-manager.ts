@@ -10,7 +10,6 @@ import { createCsiNodeClient } from './csi-client.js';
 import { VolumeError } from './errors.js';
 import { csiPlugin } from './internal/csi-plugin.js';
 import { diskUsage } from './internal/disk-usage.js';
-import type { NodeAllocatable } from './internal/payloads.js';
 import { defaultNodeAllocatable } from './internal/payloads.js';
 import type { PluginContext, VolumePlugin } from './internal/plugins.js';
 import { configMapPlugin, downwardAPIPlugin, emptyDirPlugin, hostPathPlugin, projectedPlugin, removeVolumeDir, secretPlugin, unmountAllUnder } from './internal/plugins.js';
@@ -18,7 +17,7 @@ import type { Mounter } from './mounter.js';
 import { createSystemMounter, isMountPoint } from './mounter.js';
 import { PLUGIN_NAMES, podDir, podVolumesDir, subPathMountDir, unescapePluginName } from './paths.js';
 import { openSubPath } from './subpath.js';
-import type { ConfigMapSecretSource, CsiDriverRegistry, MountedVolume, TokenSource, VolumeManager, VolumeUsage } from './types.js';
+import type { ConfigMapSecretSource, CsiDriverRegistry, MountedVolume, NodeAllocatable, TokenSource, VolumeManager, VolumeUsage } from './types.js';
 
 export interface VolumeManagerOptions {
   /** The kubelet's --root-dir (`/var/lib/kubelet`). */

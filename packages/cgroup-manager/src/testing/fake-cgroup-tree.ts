@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CgroupFs } from '../internal/fs.js';
+import type { CgroupFs } from '../cgroup-fs.js';
 import { errnoCode } from '../internal/fs.js';
 
 export type FakeTreeMode = 'v1' | 'v2';

@@ -5,16 +5,9 @@ import { z } from 'zod';
 import type { FileProjection } from '../atomic-writer.js';
 import { validatePayloadPath } from '../atomic-writer.js';
 import { VolumeError } from '../errors.js';
-import type { ConfigMapSecretSource, TokenSource } from '../types.js';
+import type { ConfigMapSecretSource, NodeAllocatable, TokenSource } from '../types.js';
 
 export type Payload = Map<string, FileProjection>;
-
-/** What resourceFieldRef falls back to when a container has no limit (upstream: node allocatable). */
-export interface NodeAllocatable {
-  cpuMillis: number;
-  memoryBytes: number;
-  ephemeralStorageBytes: number;
-}
 
 export const defaultNodeAllocatable = (): NodeAllocatable => ({
   cpuMillis: os.cpus().length * 1000,

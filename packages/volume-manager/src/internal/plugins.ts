@@ -7,9 +7,9 @@ import type { Mounter } from '../mounter.js';
 import { isMountPoint } from '../mounter.js';
 import type { PluginName } from '../paths.js';
 import { PLUGIN_NAMES, podVolumeDir } from '../paths.js';
-import type { ConfigMapSecretSource, TokenSource } from '../types.js';
+import type { ConfigMapSecretSource, NodeAllocatable, TokenSource } from '../types.js';
 import { checkHostPathType } from './hostpath.js';
-import type { NodeAllocatable, Payload, PayloadContext } from './payloads.js';
+import type { Payload, PayloadContext } from './payloads.js';
 import { configMapPayload, downwardAPIPayload, projectedPayload, secretPayload } from './payloads.js';
 
 export interface PluginContext {
