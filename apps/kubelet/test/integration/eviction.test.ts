@@ -108,7 +108,11 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   expect(be?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
   expect(statusOf(await kubelet.pod('burstable'))).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
 
-  // Evicted pods stay stopped while their manifests remain; the critical pod runs on, never restarted.
+  // Evicted pods stop (the kill may take a while on a loaded machine) and stay stopped while their
+  // manifests remain; the critical pod runs on, never restarted.
+  for (const name of ['besteffort', 'burstable']) {
+    await eventually(`${name} stopped`, async () => containerState(await kubelet.pod(name), 'c')?.state?.running === undefined, 30_000);
+  }
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   for (const name of ['besteffort', 'burstable']) {
     expect(statusOf(await kubelet.pod(name))?.phase).toBe('Failed');
