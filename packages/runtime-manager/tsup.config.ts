@@ -1,3 +1,3 @@
 import { packageConfig } from '../../tsup.shared.mjs';
 
-export default packageConfig();
+export default packageConfig({ entry: { index: 'src/index.ts' } });

@@ -2,9 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
+import { createBackoff } from '@kubelet-ts/common';
+import { FakeClock } from '@kubelet-ts/common/testing';
 import { readmeSnippet } from '@kubelet-ts/test-support';
 import { KUBERNETES_POD_UID_LABEL, shouldContainerBeRestarted, toRunningPod } from './index.js';
 import type { RuntimePodStatus } from './index.js';
+import { FakeContainerRuntime } from './testing/index.js';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 
@@ -46,5 +49,29 @@ describe('README', () => {
     expect(running.sandboxes.map((s) => s.id)).toEqual(['sb-1']);
     expect(running.containers).toEqual([]);
     expect(selector).toEqual({ 'io.kubernetes.pod.uid': 'uid-1' });
+  });
+
+  it('runs the fakes snippet, which is the README block verbatim', async () => {
+    const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } };
+    // FAKES:begin
+    const clock = new FakeClock();
+    const runtime = new FakeContainerRuntime({ clock });
+    const backoff = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
+
+    await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff); // sandbox + containers running
+    const app = runtime.latestContainer(pod.metadata.uid, 'app');
+    runtime.exitContainer(app!.id, 1); // the container crashed
+    runtime.failNext('syncPod', new Error('runtime down')); // the next sync fails
+    const failed = await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff).catch((err: unknown) => err); // Error: runtime down
+    runtime.onSyncPod = () => ({ results: [{ action: 'StartContainer', target: 'app', reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' }] });
+    const result = await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff);
+    const syncs = runtime.callsOf('syncPod').length; // 3: every call is recorded
+    // FAKES:end
+
+    expect(app?.state).toBe('exited');
+    expect(result.results[0]?.reason).toBe('ImagePullBackOff');
+    expect(failed).toEqual(new Error('runtime down'));
+    expect(syncs).toBe(3);
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8'), { begin: '// FAKES:' + 'begin', end: '// FAKES:' + 'end' }));
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import type { ContainerMount } from '@kubelet-ts/container-runtime';
-import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { createPodLifecycle } from './lifecycle.js';
 import type { PodLifecycleDeps } from './lifecycle.js';
 import { makePod } from './testing/make-pod.js';

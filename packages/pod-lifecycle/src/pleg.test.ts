@@ -1,5 +1,5 @@
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { createPodStatusCache } from './pod-cache.js';
 import { createGenericPleg } from './pleg.js';
 import type { PodLifecycleEvent } from './pleg.js';

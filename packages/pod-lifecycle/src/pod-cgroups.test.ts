@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { createPodLifecycle } from './lifecycle.js';
 import { makePod } from './testing/make-pod.js';
 import type { PodCgroupsHook } from './types.js';

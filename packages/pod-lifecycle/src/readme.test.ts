@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeContainerRuntime } from '@kubelet-ts/runtime-manager/testing';
+import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { FakeVolumeManager } from '@kubelet-ts/volume-manager/testing';
 import { createPodLifecycle } from './index.js';
 import { makePod } from './testing/index.js';

@@ -8,7 +8,6 @@ import { FakeClock } from '@kubelet-ts/common/testing';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import type { RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { createRuntimeManager } from './index.js';
-import { FakeContainerRuntime } from './testing/index.js';
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'default', uid: 'uid-readme' },
@@ -57,21 +56,5 @@ describe('README', () => {
     deleted.add(pod.metadata.uid);
     await runtime.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, true, (uid) => deleted.has(uid));
     expect(await runtime.getPods(true)).toEqual([]);
-  });
-
-  it('testing with the fakes', async () => {
-    const clock = new FakeClock();
-    const runtime = new FakeContainerRuntime({ clock });
-    const backoff = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
-    await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff);
-    const app = runtime.latestContainer(pod.metadata.uid, 'app');
-    expect(app?.state).toBe('running');
-    runtime.exitContainer(app!.id, 1);
-    runtime.failNext('syncPod', new Error('runtime down'));
-    await expect(runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff)).rejects.toThrow('runtime down');
-    runtime.onSyncPod = () => ({ results: [{ action: 'StartContainer', target: 'app', reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' }] });
-    const result = await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff);
-    expect(result.results[0]?.reason).toBe('ImagePullBackOff');
-    expect(runtime.callsOf('syncPod').length).toBe(3);
   });
 });

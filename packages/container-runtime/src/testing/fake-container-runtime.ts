@@ -1,7 +1,8 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock } from '@kubelet-ts/common';
 import { formatGoDuration, systemClock } from '@kubelet-ts/common';
-import { backoffKey, hashContainer, toRunningPod, toRunningPodWithAllContainers } from '@kubelet-ts/container-runtime';
+import { backoffKey, hashContainer } from '../hash.js';
+import { toRunningPod, toRunningPodWithAllContainers } from '../running-pod.js';
 import type {
   ContainerGCPolicy,
   ContainerRuntime,
@@ -13,7 +14,7 @@ import type {
   RuntimePodStatus,
   RuntimeSandboxStatus,
   SyncResult,
-} from '@kubelet-ts/container-runtime';
+} from '../types.js';
 
 /** The methods of {@link ContainerRuntime}, as recorded in {@link FakeContainerRuntime.calls}. */
 export type FakeRuntimeMethod = keyof ContainerRuntime;
