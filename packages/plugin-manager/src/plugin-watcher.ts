@@ -1,13 +1,15 @@
 import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
-import { z } from 'zod';
-import { PluginManagerError } from './errors.js';
+import type { Registration, RegistrationDeps } from './internal/register.js';
+import { registerPlugin } from './internal/register.js';
 import { registrationService } from './internal/registration-loader.js';
+import { scanSockets } from './internal/scan.js';
+import type { PluginHandler, RegisteredPlugin } from './types.js';
 
 /** `PluginInfo.type` values (upstream pluginregistration/v1 constants). */
 export const PLUGIN_TYPE = {
@@ -17,29 +19,6 @@ export const PLUGIN_TYPE = {
 
 /** `<root-dir>/plugins_registry` (upstream DefaultKubeletPluginsRegistrationDirName). */
 export const pluginsRegistryDir = (rootDir: string): string => join(rootDir, 'plugins_registry');
-
-/**
- * A consumer of one plugin type (upstream pluginmanager cache.PluginHandler): the CSI driver registry of
- * @kubelet-ts/volume-manager for `CSIPlugin`, later the device manager for `DevicePlugin`.
- */
-export interface PluginHandler {
-  /** Throws to refuse the plugin; the message is sent back to it in NotifyRegistrationStatus. */
-  validatePlugin(name: string, endpoint: string, versions: string[]): void;
-  /** Registers a validated plugin; throws (and is not registered) on failure. */
-  registerPlugin(name: string, endpoint: string, versions: string[]): Promise<void>;
-  /** Called once the plugin's registration socket went away (or was replaced). */
-  deregisterPlugin(name: string, endpoint: string): void;
-}
-
-/** A plugin registered through its registration socket. */
-export interface RegisteredPlugin {
-  socketPath: string;
-  type: string;
-  name: string;
-  /** The plugin's service socket (GetInfo's endpoint, or the registration socket when it gave none). */
-  endpoint: string;
-  supportedVersions: string[];
-}
 
 export interface PluginWatcherOptions {
   /** The directory plugins put their registration sockets in: pluginsRegistryDir(rootDir). Created when missing. */
@@ -71,25 +50,6 @@ export interface PluginWatcher {
   getRegisteredPlugins(): RegisteredPlugin[];
 }
 
-// GetInfo answers come from a third-party process: validated before use.
-const PluginInfoSchema = z.looseObject({
-  type: z.string(),
-  name: z.string(),
-  endpoint: z.string().default(''),
-  supportedVersions: z.array(z.string()).default([]),
-});
-
-// The plugin gets the handler's own message (its causes are for our logs).
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-type RpcFn = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void;
-
-interface Registration extends RegisteredPlugin {
-  /** The socket's identity when it was registered (inode and change time): a re-created socket registers again. */
-  identity: string;
-  handler: PluginHandler;
-}
-
 /**
  * createPluginWatcher: watches `dir` (recursively, ignoring names starting with a dot) for unix
  * sockets, as upstream's pluginwatcher does. For each new socket it calls
@@ -101,115 +61,26 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
   const clock = options.clock ?? systemClock;
   const logger = (options.logger ?? noopLogger).child({ component: 'pluginwatcher' });
   const resyncPeriodMs = options.resyncPeriodMs ?? 1_000;
-  const dialTimeoutMs = options.dialTimeoutMs ?? 10_000;
-  const getInfoTimeoutMs = options.getInfoTimeoutMs ?? 1_000;
-  const notifyTimeoutMs = options.notifyTimeoutMs ?? 5_000;
   const backoff = createBackoff({ initialMs: options.backoff?.initialMs ?? 500, maxMs: options.backoff?.maxMs ?? 122_000, clock });
-  const Client = grpc.makeGenericClientConstructor(registrationService() as unknown as grpc.ServiceDefinition, 'Registration');
-
   const registered = new Map<string, Registration>();
+  const registration: RegistrationDeps = {
+    Client: grpc.makeGenericClientConstructor(registrationService() as unknown as grpc.ServiceDefinition, 'Registration'),
+    handlers: options.handlers,
+    registered,
+    dialTimeoutMs: options.dialTimeoutMs ?? 10_000,
+    getInfoTimeoutMs: options.getInfoTimeoutMs ?? 1_000,
+    notifyTimeoutMs: options.notifyTimeoutMs ?? 5_000,
+    logger,
+  };
   const failures = new Map<string, { atMs: number; message: string }>();
   let syncing: Promise<void> | undefined;
-
-  /** Sockets under dir by path, with their identity. */
-  const scan = async (dir: string, out: Map<string, string>): Promise<Map<string, string>> => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch((err: unknown) => {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    });
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await scan(path, out);
-      else if (entry.isSocket()) {
-        const info = await lstat(path, { bigint: true }).catch(() => undefined);
-        if (info !== undefined) out.set(path, `${info.ino}:${info.ctimeNs}`);
-      }
-    }
-    return out;
-  };
-
-  const call = (client: grpc.Client, method: string, request: unknown, timeoutMs: number): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const fn = (client as unknown as Record<string, RpcFn>)[method];
-      if (fn === undefined) {
-        reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `unknown registration method ${method}`));
-        return;
-      }
-      fn.call(client, request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err !== null) reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }));
-        else resolve(res);
-      });
-    });
-
-  const waitForReady = (client: grpc.Client, socketPath: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      client.waitForReady(Date.now() + dialTimeoutMs, (err) => {
-        if (err === undefined || err === null) resolve();
-        else reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- dial failed at socket ${socketPath}, err: ${err.message}`, { cause: err }));
-      });
-    });
-
-  const notify = async (client: grpc.Client, registeredOk: boolean, error: string): Promise<void> => {
-    await call(client, 'NotifyRegistrationStatus', { pluginRegistered: registeredOk, error }, notifyTimeoutMs);
-  };
-
-  /** Upstream GenerateRegisterPluginFunc. */
-  const register = async (socketPath: string, identity: string): Promise<void> => {
-    const client = new Client(`unix://${socketPath}`, grpc.credentials.createInsecure());
-    try {
-      await waitForReady(client, socketPath);
-      let raw: unknown;
-      try {
-        raw = await call(client, 'GetInfo', {}, getInfoTimeoutMs);
-      } catch (err) {
-        throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- failed to get plugin info using RPC GetInfo at socket ${socketPath}, err: ${messageOf(err)}`, { cause: err });
-      }
-      const parsed = PluginInfoSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new PluginManagerError('INVALID_PLUGIN_INFO', `RegisterPlugin error -- GetInfo at socket ${socketPath}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-      }
-      const info = parsed.data;
-      const refuse = async (message: string, cause?: unknown): Promise<never> => {
-        await notify(client, false, message).catch((err: unknown) => logger.warn('NotifyRegistrationStatus failed', { path: socketPath, err: errorMessage(err) }));
-        throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', message, { cause });
-      };
-      const handler = options.handlers[info.type];
-      if (handler === undefined) return await refuse(`RegisterPlugin error -- no handler registered for plugin type: ${info.type} at socket ${socketPath}`);
-      const endpoint = info.endpoint !== '' ? info.endpoint : socketPath;
-      try {
-        handler.validatePlugin(info.name, endpoint, info.supportedVersions);
-      } catch (err) {
-        return await refuse(`RegisterPlugin error -- plugin validation failed with err: ${messageOf(err)}`, err);
-      }
-      // In the actual state before the handler's register, as upstream, so that a removal during it deregisters.
-      const entry: Registration = { socketPath, identity, handler, type: info.type, name: info.name, endpoint, supportedVersions: info.supportedVersions };
-      registered.set(socketPath, entry);
-      try {
-        await handler.registerPlugin(info.name, endpoint, info.supportedVersions);
-      } catch (err) {
-        if (registered.get(socketPath) === entry) registered.delete(socketPath);
-        return await refuse(`RegisterPlugin error -- plugin registration failed with err: ${messageOf(err)}`, err);
-      }
-      try {
-        await notify(client, true, '');
-      } catch (err) {
-        // Registered all the same (upstream notifies after registering, so Register always follows Validate).
-        logger.warn('RegisterPlugin: failed to send registration status', { path: socketPath, err: errorMessage(err) });
-      }
-      logger.info('Plugin registered', { path: socketPath, type: info.type, pluginName: info.name, endpoint, versions: info.supportedVersions });
-    } finally {
-      client.close();
-    }
-  };
 
   const reconcile = async (): Promise<void> => {
     let found: Map<string, string>;
     try {
       // Created (as upstream) so that plugins can put their sockets there; again if someone removed it.
       await mkdir(options.dir, { recursive: true, mode: 0o750 });
-      found = await scan(options.dir, new Map());
+      found = await scanSockets(options.dir);
     } catch (err) {
       logger.error('Cannot read the plugin registration directory', { dir: options.dir, err: errorMessage(err) });
       return;
@@ -238,7 +109,7 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
       const failed = failures.get(key);
       if (failed !== undefined && backoff.isInBackoffSince(key, failed.atMs)) continue;
       try {
-        await register(socketPath, identity);
+        await registerPlugin(registration, socketPath, identity);
         failures.delete(key);
         backoff.reset(key);
       } catch (err) {

@@ -1,4 +1,4 @@
-import type { PluginHandler } from '../plugin-watcher.js';
+import type { PluginHandler } from '../types.js';
 
 /** One call a {@link FakePluginHandler} received. */
 export type FakePluginHandlerCall =
