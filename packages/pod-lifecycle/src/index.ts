@@ -24,13 +24,7 @@ export {
   DEADLINE_EXCEEDED,
 } from './status/generate.js';
 export type { ContainerRef, GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
-export {
-  ConditionReason,
-  generateContainersReadyCondition,
-  generatePodInitializedCondition,
-  generatePodReadyCondition,
-  generatePodReadyToStartContainersCondition,
-} from './status/conditions.js';
+export { generatePodReadyToStartContainersCondition } from './status/ready-to-start.js';
 export { createGenericPleg } from './pleg.js';
 export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator, PodLifecycleEventType } from './pleg.js';
 export type { HealthChecker, HealthCheckResult } from './health.js';

@@ -9,11 +9,12 @@ import {
   generateContainersReadyCondition,
   generatePodInitializedCondition,
   generatePodReadyCondition,
-  generatePodReadyToStartContainersCondition,
   hasAnyRegularContainerStarted,
   KUBELET_CONDITION_TYPES,
-} from './conditions.js';
-import { rfc3339 } from './time.js';
+  rfc3339,
+  updateLastTransitionTimes,
+} from '@kubelet-ts/status-manager';
+import { generatePodReadyToStartContainersCondition } from './ready-to-start.js';
 
 /** Readiness of a running container, from the readiness prober (wired later). */
 export interface ReadinessProvider {
@@ -286,16 +287,6 @@ function sortPodIPs(ips: readonly string[], nodeIPs: readonly string[]): string[
   return [primary, secondary].filter((ip): ip is string => ip !== undefined);
 }
 
-/** Keeps a condition's lastTransitionTime while its status is unchanged (upstream status manager). */
-function withTransitionTimes(conditions: PodCondition[], previous: readonly PodCondition[], now: number): PodCondition[] {
-  return conditions.map((c) => {
-    if (c.lastTransitionTime !== undefined) return c;
-    const old = previous.find((p) => p.type === c.type);
-    const lastTransitionTime = old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
-    return { ...c, lastTransitionTime };
-  });
-}
-
 /**
  * Upstream generateAPIPodStatus: the API PodStatus of a pod from its spec, the runtime's view,
  * the last start failures and readiness. Pure: the caller stores the result.
@@ -381,7 +372,7 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
   conditions.push(generatePodReadyCondition(pod, conditions, allForConditions, phase));
   conditions.push(generateContainersReadyCondition(pod, allForConditions, phase));
   conditions.push({ type: 'PodScheduled', status: 'True' });
-  s.conditions = withTransitionTimes(conditions, old.conditions ?? [], input.now);
+  s.conditions = updateLastTransitionTimes(conditions, old.conditions ?? [], input.now);
 
   if (nodeIPs.length > 0) {
     s.hostIP = nodeIPs[0];

@@ -1,7 +1,7 @@
 // Upstream pkg/kubelet/status/generate.go: the kubelet-owned pod conditions.
 import type { Container, ContainerStatus, Pod, PodCondition } from '@kubelet-ts/api';
 import { isRestartableInitContainer } from '@kubelet-ts/api';
-import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
+import { rfc3339 } from './time.js';
 
 /** Condition reasons written by the kubelet (status/generate.go). */
 export const ConditionReason = {
@@ -125,18 +125,14 @@ export function generatePodInitializedCondition(pod: Pod, statuses: readonly Con
 }
 
 /**
- * Upstream PodSandboxChanged, reduced to what the runtime status tells us: a new sandbox is
- * needed when there is none, the newest is not ready, several are ready, or a pod-network
- * sandbox has no IP.
+ * Upstream updateLastTransitionTime, for every condition that has none: the previous status's
+ * time while the condition's status is unchanged, else now.
  */
-export function podSandboxNeedsRecreate(pod: Pod, status: RuntimePodStatus): boolean {
-  const newest = status.sandboxes[0];
-  if (newest === undefined || newest.state !== 'ready') return true;
-  if (status.sandboxes.filter((s) => s.state === 'ready').length > 1) return true;
-  if (pod.spec.hostNetwork !== true && (newest.ip === undefined || newest.ip === '')) return true;
-  return false;
-}
-
-export function generatePodReadyToStartContainersCondition(pod: Pod, status: RuntimePodStatus): PodCondition {
-  return { type: 'PodReadyToStartContainers', status: podSandboxNeedsRecreate(pod, status) ? 'False' : 'True' };
+export function updateLastTransitionTimes(conditions: readonly PodCondition[], previous: readonly PodCondition[], now: number): PodCondition[] {
+  return conditions.map((c) => {
+    if (c.lastTransitionTime !== undefined) return c;
+    const old = previous.find((p) => p.type === c.type);
+    const lastTransitionTime = old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
+    return { ...c, lastTransitionTime };
+  });
 }
