@@ -9,6 +9,7 @@ import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
 import { createPodConfig } from '@kubelet-ts/pod-sources';
+import { createStatusManager } from '@kubelet-ts/status-manager';
 import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
@@ -108,7 +109,10 @@ const runtime = createRuntimeManager({
 });
 // Container logs (container-logs): rotation by containerLogMaxSize/MaxFiles/MaxWorkers/MonitorInterval; a bad value stops start-up, as upstream.
 const containerLogs = createKubeletContainerLogManager(config, cri.runtime, clock, logger.child({ component: 'container-logs' }));
+// Pod statuses (status-manager): what the lifecycle generates and probes change; what /pods serves.
+const statusManager = createStatusManager({ clock, logger: logger.child({ component: 'status' }) });
 const lifecycle = createPodLifecycle({
+  statusManager,
   readiness: probes.readiness,
   startup: probes.startup,
   runtime,
@@ -123,8 +127,8 @@ const lifecycle = createPodLifecycle({
 });
 // Probes learn pods, container IDs and pod IPs from status changes and every sync (which re-runs the readiness
 // probe of a running, not-ready container, as upstream); workers go with forgotten pods; a changed result syncs the pod.
-lifecycle.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
-probes.onResultChange((change) => lifecycle.requestSync(change.podUID));
+statusManager.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
+probes.onResultChange((change) => lifecycle.handleProbeResult(change));
 lifecycle.onPodRemoved((uid) => probes.removePod(uid));
 const healthChecks = [pingHealthz, ...lifecycle.healthCheckers];
 const healthz = await listenIfEnabled('healthz', () => createHealthzServer({ checks: healthChecks, logger }), config.healthzBindAddress, config.healthzPort, logger);

@@ -29,8 +29,18 @@ export { createGenericPleg } from './pleg.js';
 export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator, PodLifecycleEventType } from './pleg.js';
 export type { HealthChecker, HealthCheckResult } from './health.js';
 export { createPodLifecycle, DEFAULT_GC_POLICY } from './lifecycle.js';
-export type { PodLifecycle, PodLifecycleDeps, PodStatusListener } from './lifecycle.js';
-export type { EvictPodRequest, KillPodCondition, PodAdmitHandler, PodAdmitResult, PodCgroupsHook, PodOperation, PodUpdate, VolumeProvider } from './types.js';
+export type { PodLifecycle, PodLifecycleOptions } from './lifecycle.js';
+export type {
+  EvictPodRequest,
+  KillPodCondition,
+  PodAdmitHandler,
+  PodAdmitResult,
+  PodCgroupsHook,
+  PodOperation,
+  PodUpdate,
+  ProbeResultUpdate,
+  VolumeProvider,
+} from './types.js';
 export { toHealthChecker } from './health.js';
 export { createRuntimeHelper, podHostnameAndDomain } from './runtime-helper.js';
 export type { ConfigMapSecretSource, NodeAllocatable, RuntimeHelperDeps } from './runtime-helper.js';

@@ -1,21 +1,22 @@
 import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Container, Pod } from '@kubelet-ts/api';
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import type { Container, ContainerStatus, Pod } from '@kubelet-ts/api';
+import { FakeClock, RecordingEventRecorder, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
+import { createStatusManager } from '@kubelet-ts/status-manager';
+import { FakeStatusSink } from '@kubelet-ts/status-manager/testing';
 import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
-import { createPodLifecycle } from './lifecycle.js';
-import type { PodLifecycleDeps } from './lifecycle.js';
-import { makePod } from './testing/make-pod.js';
+import type { PodLifecycleOptions } from './lifecycle.js';
+import { createPodLifecycleForTest, makePod } from './testing/index.js';
 import type { VolumeProvider } from './types.js';
 
-function setup(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeContainerRuntime) => void) {
+function setup(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void) {
   const clock = new FakeClock();
   const runtime = new FakeContainerRuntime({ clock });
   before?.(runtime);
   const logger = new RecordingLogger();
-  const lifecycle = createPodLifecycle({
+  const composed = createPodLifecycleForTest({
     runtime,
     clock,
     logger,
@@ -24,6 +25,7 @@ function setup(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeCon
     random: () => 0.5,
     ...extra,
   });
+  const { lifecycle, podWorkers, statusManager } = composed;
   const controller = new AbortController();
   const running = lifecycle.run(controller.signal);
   const stop = async (): Promise<void> => {
@@ -31,7 +33,7 @@ function setup(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeCon
     await running;
   };
   const syncsOf = (pod: Pod) => runtime.callsOf('syncPod').filter((c) => c.pod.metadata.uid === pod.metadata.uid);
-  return { clock, runtime, logger, lifecycle, stop, syncsOf };
+  return { clock, runtime, logger, lifecycle, podWorkers, statusManager, housekeeping: composed.housekeeping, stop, syncsOf };
 }
 
 type Harness = ReturnType<typeof setup>;
@@ -40,7 +42,7 @@ afterEach(async () => {
   await current?.stop();
   current = undefined;
 });
-function start(extra: Partial<PodLifecycleDeps> = {}, before?: (runtime: FakeContainerRuntime) => void): Harness {
+function start(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void): Harness {
   current = setup(extra, before);
   return current;
 }
@@ -84,7 +86,7 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.callsOf('getPodStatus').some((c) => c.uid === pod.metadata.uid)).toBe(true);
   });
 
-  it('a readiness change (requestSync) shows in the status at once, then the pod syncs with the next relist', async () => {
+  it('a readiness change (handleProbeResult) shows in the status at once, then the pod syncs with the next relist', async () => {
     let ready = false;
     const h = start({ readiness: { isReady: () => ready } });
     const pod = makePod({ name: 'web', containers: [{ name: 'app', image: 'busybox', readinessProbe: { httpGet: { port: 8080 } } }] });
@@ -94,13 +96,14 @@ describe('pod lifecycle: sync loop', () => {
     expect(readyCondition()).toBe('False');
     const before = h.syncsOf(pod).length;
     ready = true;
-    h.lifecycle.requestSync(pod.metadata.uid);
+    const containerId = h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '';
+    h.lifecycle.handleProbeResult({ probeType: 'readiness', podUID: pod.metadata.uid, containerId });
     expect(readyCondition()).toBe('True');
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.ready).toBe(true);
     await h.clock.advance(1_000);
     expect(h.syncsOf(pod).length).toBeGreaterThan(before);
     // An unknown UID is ignored.
-    h.lifecycle.requestSync('no-such-pod');
+    h.lifecycle.handleProbeResult({ probeType: 'readiness', podUID: 'no-such-pod', containerId });
   });
 
   it('re-syncs an updated pod with the new spec', async () => {
@@ -127,7 +130,7 @@ describe('pod lifecycle: sync loop', () => {
     expect(kills).toHaveLength(1);
     expect(kills[0]).toMatchObject({ pod: { metadata: { uid: pod.metadata.uid } }, gracePeriodOverrideSeconds: 5 });
     expect(h.lifecycle.getPods()).toEqual([]);
-    expect(h.lifecycle.podWorkers.isPodKnown(pod.metadata.uid)).toBe(false);
+    expect(h.podWorkers.isPodKnown(pod.metadata.uid)).toBe(false);
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)).toBeUndefined();
     // Its dead containers and sandbox are collected at once, not a GC period later (the fake's GC
     // only removes pods whose containers all exited and sandboxes stopped).
@@ -272,7 +275,7 @@ describe('pod lifecycle: sync loop', () => {
     h.runtime.exitContainer(app?.id ?? '', 0);
     await h.clock.advance(3_000);
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Succeeded');
-    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    expect(h.podWorkers.state(pod.metadata.uid)).toBe('terminated');
     expect(h.runtime.callsOf('killPod')).toHaveLength(1);
     expect(h.runtime.pods.get(pod.metadata.uid)?.sandboxes.every((s) => s.state === 'notready')).toBe(true);
   });
@@ -313,7 +316,7 @@ describe('pod lifecycle: sync loop', () => {
     const h = start();
     const pod = makePod();
     const phases: string[] = [];
-    h.lifecycle.onStatusChange((_p, s) => phases.push(s.phase ?? ''));
+    h.statusManager.onStatusChange((_p, s) => phases.push(s.phase ?? ''));
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     await h.clock.advance(100_000);
     expect(phases[0]).toBe('Pending');
@@ -326,15 +329,15 @@ describe('pod lifecycle: sync loop', () => {
     const pod = makePod();
     const changes: string[] = [];
     const syncs: string[] = [];
-    h.lifecycle.onStatusChange((_p, s) => changes.push(s.phase ?? ''));
-    h.lifecycle.onStatusChange((_p, s) => syncs.push(s.phase ?? ''), { everySync: true });
+    h.statusManager.onStatusChange((_p, s) => changes.push(s.phase ?? ''));
+    h.statusManager.onStatusChange((_p, s) => syncs.push(s.phase ?? ''), { everySync: true });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     await h.clock.advance(5_000);
     const changesBefore = changes.length;
     const syncsBefore = syncs.length;
     expect(syncsBefore).toBeGreaterThanOrEqual(changesBefore);
-    // A resync (nothing changed): the everySync listener hears it, the other does not.
-    h.lifecycle.requestSync(pod.metadata.uid);
+    // A resync (a liveness result changed, nothing else did): the everySync listener hears it, the other does not.
+    h.lifecycle.handleProbeResult({ probeType: 'liveness', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
     await h.clock.advance(1_000);
     expect(changes.length).toBe(changesBefore);
     expect(syncs.length).toBeGreaterThan(syncsBefore);
@@ -358,7 +361,7 @@ describe('pod lifecycle: sync loop', () => {
     await h.clock.advance(2_000);
     h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'api', pods: [pod] });
     await h.clock.advance(3_000);
-    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    expect(h.podWorkers.state(pod.metadata.uid)).toBe('terminated');
     const syncs = h.syncsOf(pod).length;
     // The same UID comes back: refused while the old worker is remembered...
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
@@ -368,7 +371,7 @@ describe('pod lifecycle: sync loop', () => {
     h.lifecycle.setSourcesReady();
     await h.clock.advance(4_000);
     expect(h.syncsOf(pod).length).toBeGreaterThan(syncs);
-    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('syncing');
+    expect(h.podWorkers.state(pod.metadata.uid)).toBe('syncing');
     expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.phase).toBe('Running');
   });
@@ -385,7 +388,7 @@ describe('pod lifecycle: sync loop', () => {
     expect(status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
     expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
     expect(h.runtime.callsOf('killPod')).toHaveLength(1);
-    expect(h.lifecycle.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    expect(h.podWorkers.state(pod.metadata.uid)).toBe('terminated');
   });
 
   it('refuses to run twice', async () => {
@@ -443,7 +446,7 @@ describe('pod lifecycle: volumes and pod directories', () => {
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     h.lifecycle.setSourcesReady();
     // The pod dir is real I/O: wait for the worker itself rather than for fake time.
-    await h.lifecycle.podWorkers.whenIdle();
+    await h.podWorkers.whenIdle();
     expect(log.slice(0, 2)).toEqual(['mount vol', 'syncPod']);
     expect((await stat(join(root, 'pods', uid, 'volumes'))).isDirectory()).toBe(true);
 
@@ -453,9 +456,9 @@ describe('pod lifecycle: volumes and pod directories', () => {
       await h.clock.advance(100);
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    expect(h.lifecycle.podWorkers.state(uid)).toBe('terminated');
+    expect(h.podWorkers.state(uid)).toBe('terminated');
     expect(log).toContain(`teardown ${uid}`);
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     await expect(stat(join(root, 'pods', uid))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
@@ -474,10 +477,10 @@ describe('pod lifecycle: volumes and pod directories', () => {
     const dir = join(root, 'pods', 'gone-uid');
     await mkdir(join(dir, 'volumes'), { recursive: true });
     const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')] });
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     h.lifecycle.setSourcesReady();
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     expect(h.logger.find('Failed to clean up orphaned pod directory')[0]?.fields.err).toContain('volumes are still mounted');
   });
@@ -547,5 +550,99 @@ describe('pod lifecycle: admission and eviction', () => {
   it('evictPod of an unknown pod rejects with KillFailed', async () => {
     const h = start();
     await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({ code: 'KillFailed' });
+  });
+});
+
+describe('pod lifecycle: status manager, probes, events and metrics', () => {
+  it('keeps every status in the status manager it is given, which hands each version to its sink', async () => {
+    const sink = new FakeStatusSink();
+    const statusManager = createStatusManager({ sink });
+    const h = start({ statusManager });
+    const pod = makePod({ name: 'web' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    expect(statusManager.getPodStatus(pod.metadata.uid)).toBe(h.lifecycle.getPodStatus(pod.metadata.uid));
+    expect(sink.latest.get(pod.metadata.uid)?.status.phase).toBe('Running');
+    const versions = sink.versionsOf(pod.metadata.uid);
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    expect(versions).toEqual(versions.map((_, i) => i + 1));
+  });
+
+  it('a startup change sets started and, as a status generation would, ready; no other container changes', async () => {
+    let started = false;
+    const h = start({ startup: { isStarted: () => started } });
+    const pod = makePod({ name: 'web', containers: [{ name: 'app', image: 'busybox', startupProbe: { exec: { command: ['true'] } } }] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    const app = (): ContainerStatus | undefined => h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0];
+    expect(app()).toMatchObject({ started: false, ready: false });
+    started = true;
+    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
+    expect(app()).toMatchObject({ started: true, ready: true });
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  });
+
+  it("a sidecar's startup change regenerates the whole status (its phase and Initialized depend on it), a regular container's does not", async () => {
+    let started = false;
+    const asked: string[] = [];
+    const readiness = { isReady: (_id: string, ref?: { containerName: string }) => (asked.push(ref?.containerName ?? ''), true) };
+    const h = start({ startup: { isStarted: () => started }, readiness });
+    const probe = { startupProbe: { exec: { command: ['true'] } } };
+    const pod = makePod({ name: 'web', initContainers: [{ name: 'side', restartPolicy: 'Always', ...probe }], containers: [{ name: 'app', ...probe }] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    started = true;
+    asked.length = 0;
+    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'side')?.id ?? '' });
+    expect(asked.sort()).toEqual(['app', 'side']);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.initContainerStatuses?.[0]).toMatchObject({ started: true, ready: true });
+    asked.length = 0;
+    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
+    expect(asked).toEqual(['app']);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]).toMatchObject({ started: true, ready: true });
+  });
+
+  it('records a refused admission and a failed mount as Warning events on the pod', async () => {
+    const recorder = new RecordingEventRecorder();
+    const refuse = { admit: () => ({ admit: false, reason: 'OutOfcpu', message: 'Node didn\'t have enough resource: cpu' }) };
+    const h = start({ recorder, admitHandlers: [refuse] });
+    const refused = makePod({ name: 'refused' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [refused] });
+    expect(recorder.lines()).toEqual(["Warning OutOfcpu Node didn't have enough resource: cpu"]);
+    expect(recorder.events[0]?.object).toEqual({ kind: 'Pod', apiVersion: 'v1', name: 'refused', namespace: 'default', uid: refused.metadata.uid });
+
+    const recorder2 = new RecordingEventRecorder();
+    const volumes: VolumeProvider = {
+      waitForAttachAndMount: () => Promise.reject(new Error('no such volume type')),
+      getMountsForContainer: () => Promise.resolve([]),
+      teardownPod: () => Promise.resolve(),
+    };
+    await h.stop();
+    const h2 = start({ recorder: recorder2, volumes });
+    h2.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [makePod({ name: 'vol' })] });
+    await h2.clock.advance(1_000);
+    expect(recorder2.find('FailedMount', 'vol')[0]?.message).toBe('Unable to attach or mount volumes: no such volume type');
+  });
+
+  it('records pod worker durations, desired pods, PLEG relists, and orphaned and restarted pods', async () => {
+    const metrics = new RecordingMetrics();
+    const h = start({ metrics }, (runtime) => {
+      const orphan = { uid: 'orphan-uid', name: 'old', namespace: 'default' };
+      runtime.addSandbox(orphan);
+      runtime.addContainer(orphan, 'app');
+    });
+    const pod = makePod({ name: 'web', annotations: { 'kubernetes.io/config.source': 'file' } });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(3_000);
+    expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(1);
+    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation: 'create' }).length).toBeGreaterThanOrEqual(1);
+    expect(metrics.observations('kubelet_pleg_relist_duration_seconds').length).toBeGreaterThanOrEqual(2);
+    expect(metrics.observations('kubelet_pleg_relist_interval_seconds')[0]).toBe(1);
+    expect(metrics.value('kubelet_orphaned_runtime_pods_total')).toBeGreaterThanOrEqual(1);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+    await h.clock.advance(3_000);
+    expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(0);
+    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation: 'kill' }).length).toBeGreaterThanOrEqual(1);
   });
 });

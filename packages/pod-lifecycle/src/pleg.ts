@@ -1,5 +1,5 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, forEachBounded, formatGoDuration, noopLogger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
+import { errorMessage, forEachBounded, formatGoDuration, noopLogger, noopMetrics } from '@kubelet-ts/common';
 import type { ContainerRuntime, RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { HealthChecker, HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
@@ -38,6 +38,8 @@ export interface GenericPlegOptions {
   cache: PodStatusCache;
   clock: Clock;
   logger?: Logger;
+  /** Relist durations and intervals (upstream's PLEG metrics). Default: none. */
+  metrics?: Metrics;
   /** Default 1 s (upstream genericPlegRelistPeriod). */
   relistPeriodMs?: number;
   /** Default 3 min (upstream genericPlegRelistThreshold). */
@@ -90,6 +92,56 @@ function showsSameState(status: RuntimePodStatus, pod: RunningPod): boolean {
   return status.sandboxes.every((s) => seen.get(s.id) === s.state) && status.containers.every((c) => seen.get(c.id) === c.state);
 }
 
+/**
+ * Takes a relist into the records (`current`) and returns each changed pod's events, from the
+ * container and sandbox states of the last committed relist (`old`) to this one.
+ */
+function diffRelist(records: Map<string, PodRecord>, pods: readonly RunningPod[]): Map<string, PodLifecycleEvent[]> {
+  const current = new Map(pods.map((p) => [p.uid, p]));
+  for (const [uid, record] of records) record.current = current.get(uid);
+  for (const [uid, pod] of current) if (!records.has(uid)) records.set(uid, { old: undefined, current: pod });
+
+  const eventsByPod = new Map<string, PodLifecycleEvent[]>();
+  for (const [uid, record] of records) {
+    const oldStates = containerStates(record.old);
+    const newStates = containerStates(record.current);
+    const ids = new Set([...oldStates.keys(), ...newStates.keys()]);
+    const events: PodLifecycleEvent[] = [];
+    for (const id of ids) events.push(...generateEvents(uid, id, oldStates.get(id) ?? 'non-existent', newStates.get(id) ?? 'non-existent'));
+    if (events.length > 0) eventsByPod.set(uid, events);
+  }
+  return eventsByPod;
+}
+
+/**
+ * Reads a changed pod's status into the cache (upstream updateCache); a pod gone from the runtime
+ * is dropped. Resolves with the read's error, if any.
+ */
+async function updateCache(o: Pick<GenericPlegOptions, 'runtime' | 'cache' | 'clock'>, uid: string, pod: RunningPod | undefined): Promise<Error | undefined> {
+  const { cache } = o;
+  if (pod === undefined) {
+    // The pod is gone from the runtime: drop its entry.
+    cache.delete(uid);
+    return undefined;
+  }
+  const timestamp = o.clock.now();
+  // A status already cached (the lifecycle reads one right after a start) that shows every sandbox and
+  // container this relist saw, in the same states, is what a read would return: no need to ask again.
+  const cached = cache.get(uid);
+  if (cached.error === undefined && cached.modifiedAt > 0 && showsSameState(cached.status, pod)) return undefined;
+  try {
+    const status = await o.runtime.getPodStatus(pod.uid, pod.name, pod.namespace);
+    // The lifecycle may have stored a read that began after this one (its refresh after a start).
+    if (cache.get(uid).modifiedAt > timestamp) return undefined;
+    cache.set(uid, status, undefined, timestamp);
+    return undefined;
+  } catch (err) {
+    const error = err instanceof Error ? err : new Error(String(err));
+    cache.set(uid, undefined, error, timestamp);
+    return error;
+  }
+}
+
 /** How many changed pods' statuses a relist reads at once. */
 const STATUS_READS_AT_ONCE = 8;
 
@@ -104,30 +156,10 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
   let podsToReinspect = new Map<string, RunningPod | undefined>();
   let relistTime: number | undefined;
   let relisting: Promise<void> | undefined;
-
-  const updateCache = async (uid: string, pod: RunningPod | undefined): Promise<Error | undefined> => {
-    if (pod === undefined) {
-      // The pod is gone from the runtime: drop its entry.
-      cache.delete(uid);
-      return undefined;
-    }
-    const timestamp = clock.now();
-    // A status already cached (the lifecycle reads one right after a start) that shows every sandbox and
-    // container this relist saw, in the same states, is what a read would return: no need to ask again.
-    const cached = cache.get(uid);
-    if (cached.error === undefined && cached.modifiedAt > 0 && showsSameState(cached.status, pod)) return undefined;
-    try {
-      const status = await runtime.getPodStatus(pod.uid, pod.name, pod.namespace);
-      // The lifecycle may have stored a read that began after this one (its refresh after a start).
-      if (cache.get(uid).modifiedAt > timestamp) return undefined;
-      cache.set(uid, status, undefined, timestamp);
-      return undefined;
-    } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
-      cache.set(uid, undefined, error, timestamp);
-      return error;
-    }
-  };
+  const metrics = options.metrics ?? noopMetrics;
+  const relistDuration = metrics.histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: 'Duration in seconds for relisting pods in PLEG.' });
+  const relistInterval = metrics.histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: 'Interval in seconds between relisting in PLEG.' });
+  let lastRelistStart: number | undefined;
 
   const emit = (event: PodLifecycleEvent): void => {
     for (const listener of listeners) {
@@ -141,6 +173,16 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
 
   const doRelist = async (): Promise<void> => {
     const timestamp = clock.now();
+    if (lastRelistStart !== undefined) relistInterval.observe((timestamp - lastRelistStart) / 1000);
+    lastRelistStart = timestamp;
+    try {
+      await relistOnce(timestamp);
+    } finally {
+      relistDuration.observe((clock.now() - timestamp) / 1000);
+    }
+  };
+
+  const relistOnce = async (timestamp: number): Promise<void> => {
     let pods: RunningPod[];
     try {
       pods = await runtime.getPods(true);
@@ -150,19 +192,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     }
     relistTime = timestamp;
 
-    const current = new Map(pods.map((p) => [p.uid, p]));
-    for (const [uid, record] of records) record.current = current.get(uid);
-    for (const [uid, pod] of current) if (!records.has(uid)) records.set(uid, { old: undefined, current: pod });
-
-    const eventsByPod = new Map<string, PodLifecycleEvent[]>();
-    for (const [uid, record] of records) {
-      const oldStates = containerStates(record.old);
-      const newStates = containerStates(record.current);
-      const ids = new Set([...oldStates.keys(), ...newStates.keys()]);
-      const events: PodLifecycleEvent[] = [];
-      for (const id of ids) events.push(...generateEvents(uid, id, oldStates.get(id) ?? 'non-existent', newStates.get(id) ?? 'non-existent'));
-      if (events.length > 0) eventsByPod.set(uid, events);
-    }
+    const eventsByPod = diffRelist(records, pods);
 
     // The changed pods' statuses are read a few at a time (upstream reads them one by one): when 110 pods
     // start or stop at once, a relist that reads them sequentially takes seconds, and every pod worker
@@ -170,7 +200,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     const inspected = new Map<string, Error | undefined>();
     const toInspect = [...records].filter(([uid]) => eventsByPod.has(uid) || podsToReinspect.has(uid));
     await forEachBounded(toInspect, STATUS_READS_AT_ONCE, async ([uid, record]) => {
-      inspected.set(uid, await updateCache(uid, record.current));
+      inspected.set(uid, await updateCache(options, uid, record.current));
     });
 
     const needsReinspection = new Map<string, RunningPod | undefined>();

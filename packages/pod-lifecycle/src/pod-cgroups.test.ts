@@ -1,7 +1,7 @@
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
-import { createPodLifecycle } from './lifecycle.js';
+import { createPodLifecycleForTest } from './testing/index.js';
 import { makePod } from './testing/make-pod.js';
 import type { PodCgroupsHook } from './types.js';
 
@@ -36,7 +36,7 @@ function setup(makeHook: (runtime: FakeContainerRuntime) => PodCgroupsHook) {
   const clock = new FakeClock();
   const runtime = new FakeContainerRuntime({ clock });
   const logger = new RecordingLogger();
-  const lifecycle = createPodLifecycle({
+  const { lifecycle, housekeeping } = createPodLifecycleForTest({
     runtime,
     clock,
     logger,
@@ -51,7 +51,7 @@ function setup(makeHook: (runtime: FakeContainerRuntime) => PodCgroupsHook) {
     controller.abort();
     await running;
   };
-  return { clock, runtime, logger, lifecycle, stop };
+  return { clock, runtime, logger, lifecycle, housekeeping, stop };
 }
 
 let stopCurrent: (() => Promise<void>) | undefined;
@@ -104,11 +104,11 @@ describe('pod lifecycle: the pod cgroups hook', () => {
     cg?.existing.add('left-by-a-previous-run');
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     // Before the sources are ready nothing is cleaned up.
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     expect(log).not.toContain('destroy left-by-a-previous-run');
     h.lifecycle.setSourcesReady();
     await h.clock.advance(1_000);
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     expect(log).toContain('destroy left-by-a-previous-run');
     expect(log.filter((l) => l.startsWith(`destroy ${pod.metadata.uid}`))).toEqual([]);
     expect(cg?.updates.at(-1)).toEqual(['web']);
@@ -132,7 +132,7 @@ describe('pod lifecycle: the pod cgroups hook', () => {
       }
       return getPods(all);
     };
-    await h.lifecycle.housekeeping();
+    await h.housekeeping();
     expect(addDuringList).toBe(false);
     expect(cg?.updates.at(-1)?.sort()).toEqual(['late', 'web']);
   });

@@ -134,231 +134,263 @@ function uidOf(options: UpdatePodOptions): string | undefined {
   return options.pod?.metadata.uid ?? options.runningPod?.uid;
 }
 
-export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
-  const { syncer, cache, clock } = options;
-  const logger = options.logger ?? noopLogger;
-  const requeue = options.requeue ?? ((): void => undefined);
-  const resyncIntervalMs = options.resyncIntervalMs ?? 60_000;
-  const backOffPeriodMs = options.backOffPeriodMs ?? 10_000;
-  const random = options.random ?? Math.random;
-  const statuses = new Map<string, WorkerStatus>();
-  let podsSynced = false;
-  let stopped = false;
+/** What every worker shares: the syncer, the cache, timing, and whether the workers were stopped. */
+interface WorkersContext {
+  syncer: PodSyncer;
+  cache: PodStatusCache;
+  clock: Clock;
+  logger: Logger;
+  requeue: (uid: string, delayMs: number) => void;
+  resyncIntervalMs: number;
+  backOffPeriodMs: number;
+  random: () => number;
+  stopped: boolean;
+}
 
-  const stateOf = (s: WorkerStatus): PodWorkerState =>
-    s.terminatedAt !== undefined ? 'terminated' : s.terminatingAt !== undefined ? 'terminating' : 'syncing';
+function stateOf(s: WorkerStatus): PodWorkerState {
+  return s.terminatedAt !== undefined ? 'terminated' : s.terminatingAt !== undefined ? 'terminating' : 'syncing';
+}
 
-  const podFields = (s: WorkerStatus): Record<string, unknown> => ({
+function podFields(s: WorkerStatus): Record<string, unknown> {
+  return {
     pod: s.pod !== undefined ? `${s.pod.metadata.namespace}/${s.pod.metadata.name}` : `${s.runningPod?.namespace}/${s.runningPod?.name}`,
     podUID: s.uid,
-  });
-
-  const requestTermination = (s: WorkerStatus, pod: Pod | undefined, overrideSeconds: number | undefined): void => {
-    const grace = effectiveGracePeriodSeconds(pod ?? s.pod, overrideSeconds);
-    if (s.terminatingAt === undefined) {
-      s.terminatingAt = clock.now();
-      s.gracePeriodSeconds = s.runningPod !== undefined && s.pod === undefined ? overrideSeconds : grace;
-      logger.debug('Pod is being terminated', { ...podFields(s), gracePeriod: s.gracePeriodSeconds });
-      // A running syncPod must not go on starting containers: cancel it (upstream cancels its context).
-      if (s.activeWork === 'syncing') s.abort?.abort(new Error('pod termination requested'));
-    } else if (s.gracePeriodSeconds !== undefined && grace < s.gracePeriodSeconds) {
-      // A later kill may only shorten the grace period.
-      s.gracePeriodSeconds = grace;
-    }
   };
+}
 
-  const completeWork = (s: WorkerStatus, work: PodWorkerState, err: unknown, aborted: boolean): void => {
-    s.lastSyncTime = clock.now();
-    if (aborted) return;
-    if (err !== undefined) {
-      logger.error('Error syncing pod, skipping', { ...podFields(s), err: errorMessage(err), work });
-      // A back-off with a known end (CrashLoopBackOff) is retried right when it ends, so restarts
-      // follow 10 s, 20 s, 40 s… closely; any other error waits the generic jittered period.
-      const hint = retryHintMs(err);
-      requeue(s.uid, hint !== undefined ? Math.min(hint + RETRY_HINT_MARGIN_MS, backOffPeriodMs * (1 + BACKOFF_JITTER_FACTOR)) : jitter(backOffPeriodMs, BACKOFF_JITTER_FACTOR, random));
-      return;
-    }
-    if (work === 'syncing' && s.terminatingAt === undefined) {
-      requeue(s.uid, jitter(resyncIntervalMs, RESYNC_JITTER_FACTOR, random));
-    }
+function newWorkerStatus(uid: string, update: UpdatePodOptions): WorkerStatus {
+  return {
+    uid,
+    pod: update.pod,
+    runningPod: update.runningPod,
+    terminatingAt: undefined,
+    terminatedAt: undefined,
+    finished: false,
+    gracePeriodSeconds: undefined,
+    restartRequested: false,
+    pending: undefined,
+    working: undefined,
+    abort: undefined,
+    activeWork: undefined,
+    lastSyncTime: 0,
   };
+}
 
-  const runOnce = async (s: WorkerStatus, pending: Pending): Promise<void> => {
-    const work = stateOf(s);
-    if (s.finished) return;
-    const controller = new AbortController();
-    s.abort = controller;
-    s.activeWork = work;
-    let error: unknown;
+function requestTermination(ctx: WorkersContext, s: WorkerStatus, pod: Pod | undefined, overrideSeconds: number | undefined): void {
+  const grace = effectiveGracePeriodSeconds(pod ?? s.pod, overrideSeconds);
+  if (s.terminatingAt === undefined) {
+    s.terminatingAt = ctx.clock.now();
+    s.gracePeriodSeconds = s.runningPod !== undefined && s.pod === undefined ? overrideSeconds : grace;
+    ctx.logger.debug('Pod is being terminated', { ...podFields(s), gracePeriod: s.gracePeriodSeconds });
+    // A running syncPod must not go on starting containers: cancel it (upstream cancels its context).
+    if (s.activeWork === 'syncing') s.abort?.abort(new Error('pod termination requested'));
+  } else if (s.gracePeriodSeconds !== undefined && grace < s.gracePeriodSeconds) {
+    // A later kill may only shorten the grace period.
+    s.gracePeriodSeconds = grace;
+  }
+}
+
+function completeWork(ctx: WorkersContext, s: WorkerStatus, work: PodWorkerState, err: unknown, aborted: boolean): void {
+  s.lastSyncTime = ctx.clock.now();
+  if (aborted) return;
+  if (err !== undefined) {
+    ctx.logger.error('Error syncing pod, skipping', { ...podFields(s), err: errorMessage(err), work });
+    // A back-off with a known end (CrashLoopBackOff) is retried right when it ends, so restarts
+    // follow 10 s, 20 s, 40 s… closely; any other error waits the generic jittered period.
+    const hint = retryHintMs(err);
+    const { backOffPeriodMs } = ctx;
+    ctx.requeue(s.uid, hint !== undefined ? Math.min(hint + RETRY_HINT_MARGIN_MS, backOffPeriodMs * (1 + BACKOFF_JITTER_FACTOR)) : jitter(backOffPeriodMs, BACKOFF_JITTER_FACTOR, ctx.random));
+    return;
+  }
+  if (work === 'syncing' && s.terminatingAt === undefined) {
+    ctx.requeue(s.uid, jitter(ctx.resyncIntervalMs, RESYNC_JITTER_FACTOR, ctx.random));
+  }
+}
+
+/** The work one pending update asks for, by where the pod is in its life (upstream podWorkerLoop's body). */
+async function doWork(ctx: WorkersContext, s: WorkerStatus, pending: Pending, work: PodWorkerState, signal: AbortSignal): Promise<void> {
+  const { syncer, logger } = ctx;
+  if (s.pod === undefined) {
+    // A runtime-only pod: there is no spec to sync, only something to stop.
+    if (work === 'syncing' || s.runningPod === undefined) return;
+    await syncer.syncTerminatingRuntimePod(s.runningPod, s.gracePeriodSeconds, signal);
+    s.terminatedAt = ctx.clock.now();
+    s.finished = true;
+    logger.debug('Runtime pod terminated', podFields(s));
+    return;
+  }
+  const pod = s.pod;
+  const status = await ctx.cache.getNewerThan(s.uid, s.lastSyncTime, signal);
+  switch (work) {
+    case 'syncing': {
+      const terminal = await syncer.syncPod(pending.updateType, pod, status, signal);
+      if (terminal && s.terminatingAt === undefined) {
+        logger.debug('Pod reached a terminal phase, terminating', podFields(s));
+        requestTermination(ctx, s, pod, undefined);
+      }
+      break;
+    }
+    case 'terminating':
+      await syncer.syncTerminatingPod(pod, status, s.gracePeriodSeconds ?? effectiveGracePeriodSeconds(pod), signal);
+      s.terminatedAt = ctx.clock.now();
+      break;
+    case 'terminated':
+      await syncer.syncTerminatedPod(pod, status, signal);
+      s.finished = true;
+      logger.debug('Pod is terminated and all resources are reclaimed', podFields(s));
+      break;
+  }
+}
+
+async function runOnce(ctx: WorkersContext, s: WorkerStatus, pending: Pending): Promise<void> {
+  const work = stateOf(s);
+  if (s.finished) return;
+  const controller = new AbortController();
+  s.abort = controller;
+  s.activeWork = work;
+  let error: unknown;
+  try {
+    await doWork(ctx, s, pending, work, controller.signal);
+  } catch (err) {
+    error = err;
+  } finally {
+    const aborted = controller.signal.aborted;
+    s.abort = undefined;
+    s.activeWork = undefined;
+    completeWork(ctx, s, work, error, aborted);
+    // A transition (terminal phase, terminating → terminated) is acted on at once, as upstream.
+    if (!s.finished && !ctx.stopped && stateOf(s) !== work && s.pending === undefined) {
+      s.pending = { updateType: 'sync', pod: s.pod, runningPod: s.runningPod };
+    }
+  }
+}
+
+function drive(ctx: WorkersContext, s: WorkerStatus): void {
+  if (s.working !== undefined) return;
+  s.working = (async () => {
     try {
-      if (s.pod === undefined) {
-        // A runtime-only pod: there is no spec to sync, only something to stop.
-        if (work === 'syncing' || s.runningPod === undefined) return;
-        await syncer.syncTerminatingRuntimePod(s.runningPod, s.gracePeriodSeconds, controller.signal);
-        s.terminatedAt = clock.now();
-        s.finished = true;
-        logger.debug('Runtime pod terminated', podFields(s));
-        return;
+      while (s.pending !== undefined && !ctx.stopped) {
+        const pending = s.pending;
+        s.pending = undefined;
+        await runOnce(ctx, s, pending);
       }
-      const pod = s.pod;
-      const status = await cache.getNewerThan(s.uid, s.lastSyncTime, controller.signal);
-      switch (work) {
-        case 'syncing': {
-          const terminal = await syncer.syncPod(pending.updateType, pod, status, controller.signal);
-          if (terminal && s.terminatingAt === undefined) {
-            logger.debug('Pod reached a terminal phase, terminating', podFields(s));
-            requestTermination(s, pod, undefined);
-          }
-          break;
-        }
-        case 'terminating':
-          await syncer.syncTerminatingPod(pod, status, s.gracePeriodSeconds ?? effectiveGracePeriodSeconds(pod), controller.signal);
-          s.terminatedAt = clock.now();
-          break;
-        case 'terminated':
-          await syncer.syncTerminatedPod(pod, status, controller.signal);
-          s.finished = true;
-          logger.debug('Pod is terminated and all resources are reclaimed', podFields(s));
-          break;
-      }
-    } catch (err) {
-      error = err;
     } finally {
-      const aborted = controller.signal.aborted;
-      s.abort = undefined;
-      s.activeWork = undefined;
-      completeWork(s, work, error, aborted);
-      // A transition (terminal phase, terminating → terminated) is acted on at once, as upstream.
-      if (!s.finished && !stopped && stateOf(s) !== work && s.pending === undefined) {
-        s.pending = { updateType: 'sync', pod: s.pod, runningPod: s.runningPod };
-      }
+      s.working = undefined;
     }
-  };
+  })();
+}
 
-  const drive = (s: WorkerStatus): void => {
-    if (s.working !== undefined) return;
-    s.working = (async () => {
-      try {
-        while (s.pending !== undefined && !stopped) {
-          const pending = s.pending;
-          s.pending = undefined;
-          await runOnce(s, pending);
-        }
-      } finally {
-        s.working = undefined;
-      }
-    })();
+/** Upstream UpdatePod: records the update on the worker (the latest wins) and starts the worker if idle. */
+function updateWorker(ctx: WorkersContext, s: WorkerStatus, update: UpdatePodOptions): void {
+  const { logger } = ctx;
+  if (s.terminatingAt !== undefined && update.updateType === 'create') {
+    // Upstream: a UID reused while (or after) terminating waits until housekeeping forgets the old worker.
+    s.restartRequested = true;
+    logger.info('Pod is terminating but has been requested to restart with same UID, will be reconciled later', podFields(s));
+    return;
+  }
+  if (s.finished) {
+    logger.debug('Pod is finished processing, no further updates', podFields(s));
+    return;
+  }
+  if (update.pod !== undefined) s.pod = update.pod;
+  if (update.runningPod !== undefined) s.runningPod = update.runningPod;
+  const pod = update.pod ?? s.pod;
+  if (update.updateType === 'kill' || pod?.metadata.deletionTimestamp !== undefined || isTerminalPhase(update.pod)) {
+    requestTermination(ctx, s, pod, update.gracePeriodOverrideSeconds);
+  }
+  // The latest pending update wins; a create is never downgraded to a plain sync.
+  const previous = s.pending;
+  const updateType = previous?.updateType === 'create' && update.updateType !== 'kill' ? 'create' : update.updateType;
+  s.pending = { updateType, pod: s.pod, runningPod: s.runningPod };
+  drive(ctx, s);
+}
+
+/** Upstream SyncKnownPods: forgets finished workers no source wants; a finished one whose UID came back is forgotten too and reported. */
+function syncKnownWorkers(statuses: Map<string, WorkerStatus>, desired: readonly Pod[], logger: Logger): Map<string, KnownPodWorkState> {
+  const wanted = new Set(desired.map((p) => p.metadata.uid));
+  const out = new Map<string, KnownPodWorkState>();
+  for (const [uid, s] of statuses) {
+    if (!s.finished) {
+      out.set(uid, stateOf(s));
+      continue;
+    }
+    if (!wanted.has(uid)) {
+      statuses.delete(uid);
+      logger.debug('Forgetting finished pod worker', podFields(s));
+    } else if (s.restartRequested) {
+      statuses.delete(uid);
+      out.set(uid, 'terminatedAndRecreated');
+    } else {
+      out.set(uid, 'terminated');
+    }
+  }
+  return out;
+}
+
+export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
+  const ctx: WorkersContext = {
+    syncer: options.syncer,
+    cache: options.cache,
+    clock: options.clock,
+    logger: options.logger ?? noopLogger,
+    requeue: options.requeue ?? ((): void => undefined),
+    resyncIntervalMs: options.resyncIntervalMs ?? 60_000,
+    backOffPeriodMs: options.backOffPeriodMs ?? 10_000,
+    random: options.random ?? Math.random,
+    stopped: false,
   };
+  const statuses = new Map<string, WorkerStatus>();
+  let podsSynced = false;
 
   const api: PodWorkers = {
     updatePod(update) {
-      if (stopped) return;
+      if (ctx.stopped) return;
       const uid = uidOf(update);
       if (uid === undefined) {
-        logger.warn('Pod update without a pod or running pod, ignored', { updateType: update.updateType });
+        ctx.logger.warn('Pod update without a pod or running pod, ignored', { updateType: update.updateType });
         return;
       }
       let s = statuses.get(uid);
       if (s === undefined) {
-        s = {
-          uid,
-          pod: update.pod,
-          runningPod: update.runningPod,
-          terminatingAt: undefined,
-          terminatedAt: undefined,
-          finished: false,
-          gracePeriodSeconds: undefined,
-          restartRequested: false,
-          pending: undefined,
-          working: undefined,
-          abort: undefined,
-          activeWork: undefined,
-          lastSyncTime: 0,
-        };
+        s = newWorkerStatus(uid, update);
         statuses.set(uid, s);
       }
-      if (s.terminatingAt !== undefined && update.updateType === 'create') {
-        // Upstream: a UID reused while (or after) terminating waits until housekeeping forgets the old worker.
-        s.restartRequested = true;
-        logger.info('Pod is terminating but has been requested to restart with same UID, will be reconciled later', podFields(s));
-        return;
-      }
-      if (s.finished) {
-        logger.debug('Pod is finished processing, no further updates', podFields(s));
-        return;
-      }
-      if (update.pod !== undefined) s.pod = update.pod;
-      if (update.runningPod !== undefined) s.runningPod = update.runningPod;
-      const pod = update.pod ?? s.pod;
-      if (update.updateType === 'kill' || pod?.metadata.deletionTimestamp !== undefined || isTerminalPhase(update.pod)) {
-        requestTermination(s, pod, update.gracePeriodOverrideSeconds);
-      }
-      // The latest pending update wins; a create is never downgraded to a plain sync.
-      const previous = s.pending;
-      const updateType = previous?.updateType === 'create' && update.updateType !== 'kill' ? 'create' : update.updateType;
-      s.pending = { updateType, pod: s.pod, runningPod: s.runningPod };
-      drive(s);
+      updateWorker(ctx, s, update);
     },
-
     syncKnownPods(desired) {
       podsSynced = true;
-      const wanted = new Set(desired.map((p) => p.metadata.uid));
-      const out = new Map<string, KnownPodWorkState>();
-      for (const [uid, s] of statuses) {
-        if (!s.finished) {
-          out.set(uid, stateOf(s));
-          continue;
-        }
-        if (!wanted.has(uid)) {
-          statuses.delete(uid);
-          logger.debug('Forgetting finished pod worker', podFields(s));
-        } else if (s.restartRequested) {
-          statuses.delete(uid);
-          out.set(uid, 'terminatedAndRecreated');
-        } else {
-          out.set(uid, 'terminated');
-        }
-      }
-      return out;
+      return syncKnownWorkers(statuses, desired, ctx.logger);
     },
-
     resync(uid, pod) {
       const s = statuses.get(uid);
       if (s === undefined) return false;
       api.updatePod({ updateType: 'sync', ...(pod ?? s.pod ? { pod: pod ?? s.pod } : {}), ...(s.runningPod ? { runningPod: s.runningPod } : {}) });
       return true;
     },
-
     state(uid) {
       const s = statuses.get(uid);
       return s === undefined ? undefined : stateOf(s);
     },
-    isPodKnown(uid) {
-      return statuses.has(uid);
-    },
-    isPodTerminationRequested(uid) {
-      return statuses.get(uid)?.terminatingAt !== undefined;
-    },
+    isPodKnown: (uid) => statuses.has(uid),
+    isPodTerminationRequested: (uid) => statuses.get(uid)?.terminatingAt !== undefined,
     couldHaveRunningContainers(uid) {
       const s = statuses.get(uid);
-      if (s === undefined) return !podsSynced;
-      return s.terminatedAt === undefined;
+      return s === undefined ? !podsSynced : s.terminatedAt === undefined;
     },
     shouldPodContentBeRemoved(uid) {
       const s = statuses.get(uid);
-      if (s === undefined) return podsSynced;
-      return s.finished;
+      return s === undefined ? podsSynced : s.finished;
     },
-    workers() {
-      return [...statuses.values()].map((s) => ({
+    workers: () =>
+      [...statuses.values()].map((s) => ({
         uid: s.uid,
         state: stateOf(s),
         finished: s.finished,
         pod: s.pod,
         runningPod: s.runningPod,
         gracePeriodSeconds: s.gracePeriodSeconds,
-      }));
-    },
+      })),
     async whenIdle() {
       for (;;) {
         const busy = [...statuses.values()].map((s) => s.working).filter((w): w is Promise<void> => w !== undefined);
@@ -367,7 +399,7 @@ export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
       }
     },
     stop() {
-      stopped = true;
+      ctx.stopped = true;
       for (const s of statuses.values()) s.abort?.abort(new Error('pod workers stopped'));
     },
   };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { FakeVolumeManager } from '@kubelet-ts/volume-manager/testing';
+import { createStatusManager } from '@kubelet-ts/status-manager';
 import { createPodLifecycle } from './index.js';
 import { makePod } from './testing/index.js';
 
@@ -25,13 +26,17 @@ describe('README', () => {
     const pod = makePod({ name: 'web' });
 
     // README:begin
-    const lifecycle = createPodLifecycle({ runtime, nodeName: 'node-1', getNodeIPs, volumes, rootDir });
+    const statusManager = createStatusManager(); // where pod statuses are kept (and sent, in API mode)
+    const lifecycle = createPodLifecycle({ runtime, nodeName: 'node-1', getNodeIPs, volumes, rootDir, statusManager });
     const controller = new AbortController();
     const running = lifecycle.run(controller.signal); // PLEG, sync ticker, housekeeping, container GC
+    const started = new Promise<void>((resolve) => {
+      statusManager.onStatusChange((_pod, podStatus) => podStatus.phase === 'Running' && resolve());
+    });
 
     lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] }); // from the pod sources
     lifecycle.setSourcesReady(); // every source delivered its first full set: orphans may now be killed
-    await lifecycle.podWorkers.whenIdle(); // the first sync is done
+    await started; // the first sync started the pod
 
     const status = lifecycle.getPodStatus(pod.metadata.uid); // phase, conditions, container states
     const pods = lifecycle.getPods(); // the desired pods with their live status: what GET /pods serves

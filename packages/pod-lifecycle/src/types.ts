@@ -81,3 +81,14 @@ export interface EvictPodRequest {
   message: string;
   condition?: KillPodCondition;
 }
+
+/**
+ * A probe result that changed (structurally the `ProbeResultChange` of @kubelet-ts/probe-runner,
+ * upstream results.Update): which probe, of which container of which pod.
+ */
+export interface ProbeResultUpdate {
+  probeType: 'liveness' | 'readiness' | 'startup';
+  podUID: string;
+  /** The runtime's container ID, without the `containerd://` scheme. */
+  containerId: string;
+}

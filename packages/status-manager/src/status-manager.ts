@@ -34,6 +34,21 @@ function findContainerStatus(status: PodStatus, containerID: string): ContainerS
   return [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])].find((s) => bareId(s.containerID) === id);
 }
 
+/** The status's conditions with Ready and ContainersReady generated anew from its container statuses (upstream updateConditionFunc). */
+function withReadyConditions(pod: Pod, status: PodStatus, previous: readonly PodCondition[], now: number): PodCondition[] {
+  const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+  const phase = status.phase ?? 'Pending';
+  const conditions: PodCondition[] = [...(status.conditions ?? [])];
+  const replace = (condition: PodCondition): void => {
+    const i = conditions.findIndex((c) => c.type === condition.type);
+    if (i >= 0) conditions[i] = condition;
+    else conditions.push(condition);
+  };
+  replace(generatePodReadyCondition(pod, conditions, all, phase));
+  replace(generateContainersReadyCondition(pod, all, phase));
+  return updateLastTransitionTimes(conditions, previous, now);
+}
+
 export function createStatusManager(options: StatusManagerOptions = {}): StatusManager {
   const sink = options.sink ?? noopStatusSink;
   const clock = options.clock ?? systemClock;
@@ -113,18 +128,7 @@ export function createStatusManager(options: StatusManagerOptions = {}): StatusM
       });
       if (found === undefined) return;
       const { entry, status } = found;
-      const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
-      const phase = status.phase ?? 'Pending';
-      const previous = entry.versioned.status.conditions ?? [];
-      const conditions: PodCondition[] = [...(status.conditions ?? [])];
-      const replace = (condition: PodCondition): void => {
-        const i = conditions.findIndex((c) => c.type === condition.type);
-        if (i >= 0) conditions[i] = condition;
-        else conditions.push(condition);
-      };
-      replace(generatePodReadyCondition(entry.pod, conditions, all, phase));
-      replace(generateContainersReadyCondition(entry.pod, all, phase));
-      status.conditions = updateLastTransitionTimes(conditions, previous, clock.now());
+      status.conditions = withReadyConditions(entry.pod, status, entry.versioned.status.conditions ?? [], clock.now());
       store(entry.pod, status, false);
     },
     setContainerStartup(uid, containerID, started) {

@@ -10,7 +10,9 @@ import type { CriClient } from '@kubelet-ts/cri-client';
 import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import { createVolumeManager } from '@kubelet-ts/volume-manager';
-import { createPodLifecycle, createRuntimeHelper } from '../../src/index.js';
+import { createRuntimeHelper } from '../../src/index.js';
+import { createPodLifecycleForTest } from '../../src/testing/index.js';
+import type { ComposedPodLifecycle } from '../../src/testing/index.js';
 import type { PodLifecycle } from '../../src/index.js';
 import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 
@@ -24,6 +26,7 @@ export const NODE_IPS = ['127.0.0.1'];
 
 export interface Kubelet {
   lifecycle: PodLifecycle;
+  podWorkers: ComposedPodLifecycle['podWorkers'];
   runtime: ContainerRuntime;
   stop(): Promise<void>;
 }
@@ -47,7 +50,7 @@ export function startKubelet(client: CriClient, rootDir: string): Kubelet {
     podLogsDir: env('KUBELET_TS_POD_LOGS_DIR'),
     clock: systemClock,
   });
-  const lifecycle = createPodLifecycle({
+  const { lifecycle, podWorkers } = createPodLifecycleForTest({
     runtime,
     nodeName: 'it-node',
     getNodeIPs,
@@ -60,6 +63,7 @@ export function startKubelet(client: CriClient, rootDir: string): Kubelet {
   const running = lifecycle.run(controller.signal);
   return {
     lifecycle,
+    podWorkers,
     runtime,
     async stop() {
       controller.abort();

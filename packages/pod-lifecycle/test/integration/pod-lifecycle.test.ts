@@ -90,7 +90,7 @@ describe('pod lifecycle against containerd', () => {
     expect(hosts).toContain(`${podIP}\t${pod.metadata.name}\n`);
 
     k.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
-    await waitFor('the pod forgotten', () => (k.lifecycle.podWorkers.isPodKnown(uid) ? undefined : true), 30_000);
+    await waitFor('the pod forgotten', () => (k.podWorkers.isPodKnown(uid) ? undefined : true), 30_000);
     // Stopped, then removed from the runtime altogether (the manifest is gone).
     await waitFor('containers and sandbox removed', async () => {
       const selector = { labelSelector: { 'io.kubernetes.pod.uid': uid } };

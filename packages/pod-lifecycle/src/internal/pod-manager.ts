@@ -1,0 +1,49 @@
+import type { Pod } from '@kubelet-ts/api';
+import { isStaticPod } from '@kubelet-ts/api';
+import type { Metrics } from '@kubelet-ts/common';
+
+/**
+ * Upstream pod.Manager, as far as standalone mode needs it: the pods the sources want on this
+ * node, by UID (the mirror-pod mapping comes with API mode).
+ */
+export interface PodManager {
+  getPodByUID(uid: string): Pod | undefined;
+  hasPod(uid: string): boolean;
+  /** Every desired pod, in the order first added. */
+  getPods(): Pod[];
+  /** Adds the pod, or replaces the one with its UID (upstream AddPod/UpdatePod). */
+  updatePod(pod: Pod): void;
+  removePod(uid: string): void;
+}
+
+export function createPodManager(options: { metrics: Metrics }): PodManager {
+  const pods = new Map<string, Pod>();
+  // Upstream kubelet_desired_pods: how many pods the sources want here, static or from the API.
+  const desired = options.metrics.gauge<'static'>({
+    name: 'kubelet_desired_pods',
+    help: 'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.',
+    labelNames: ['static'],
+  });
+  const count = (pod: Pod, by: number): void => desired.inc({ static: String(isStaticPod(pod)) }, by);
+  return {
+    getPodByUID: (uid) => pods.get(uid),
+    hasPod: (uid) => pods.has(uid),
+    getPods: () => [...pods.values()],
+    updatePod(pod) {
+      const old = pods.get(pod.metadata.uid);
+      if (old !== undefined) count(old, -1);
+      pods.set(pod.metadata.uid, pod);
+      count(pod, 1);
+    },
+    removePod(uid) {
+      const old = pods.get(uid);
+      if (old === undefined) return;
+      pods.delete(uid);
+      count(old, -1);
+    },
+  };
+}
+
+export function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
