@@ -131,6 +131,33 @@ export type {
   PodList,
 } from './schemas.js';
 
+export {
+  ContainerImageSchema,
+  DaemonEndpointSchema,
+  NodeAddressSchema,
+  NodeConditionSchema,
+  NodeDaemonEndpointsSchema,
+  NodeMetaSchema,
+  NodeSchema,
+  NodeSpecSchema,
+  NodeStatusSchema,
+  NodeSystemInfoSchema,
+  TaintSchema,
+} from './node.js';
+export type {
+  ContainerImage,
+  DaemonEndpoint,
+  Node,
+  NodeAddress,
+  NodeCondition,
+  NodeDaemonEndpoints,
+  NodeMeta,
+  NodeSpec,
+  NodeStatus,
+  NodeSystemInfo,
+  Taint,
+} from './node.js';
+
 export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';
 export { parseImageReference } from './image.js';
 export type { ImageReference } from './image.js';
