@@ -16,12 +16,13 @@ import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet
 import { createCsiPluginRegistry } from '@kubelet-ts/volume-manager';
 import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION, loadOptionsOrExit } from './internal/cli.js';
-import { createKubeletEvictionManager, evictionMonitoringIntervalMs, installNodeRoute, runEvictionManager } from './internal/eviction.js';
+import { createKubeletEvictionManager, evictionMonitoringIntervalMs, runEvictionManager } from './internal/eviction.js';
 import { createKubeletContainerLogManager, runContainerLogManager } from './internal/container-logs.js';
 import { createKubeletImageGC, imageGCPeriodMs, runImageGC } from './internal/image-gc.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { createKubeletPluginManager, runPluginManager } from './internal/plugins.js';
+import { createKubeletNodeStatus, installNodeRoute } from './internal/node-status.js';
 import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
 import { waitForRuntime } from './internal/runtime-ready.js';
 import { closeAll, connectSources } from './internal/run.js';
@@ -146,7 +147,9 @@ serveStatsSummary(readOnly, stats, logger);
 // Eviction (eviction-manager): fresh summaries every 10 s; reclaim through container and image GC, then one pod per
 // cycle through the lifecycle; joins pod admission; the pressure conditions are on the read-only port's /node.
 const eviction = createKubeletEvictionManager({ config, evictStaticPods: flags.evictStaticPods, summaryProvider: stats, lifecycle, runtime, reclaimImages: () => imageGc.deleteUnusedImages(), monitoringIntervalMs: evictionMonitoringIntervalMs(process.env, logger), clock, logger: logger.child({ component: 'eviction' }) });
-if (readOnly !== undefined) installNodeRoute(readOnly.router, nodeName, eviction);
+// Node status (node-status): the v1 Node from the node IPs, cgroup-manager's allocatable, CRI and eviction's conditions, on /node.
+const nodeStatus = createKubeletNodeStatus({ nodeName, getNodeIPs, kubeletVersion: KUBELET_VERSION, maxPods: config.maxPods, maxImages: config.nodeStatusMaxImages, kubeletPort: 0, containerManager, eviction, cri, logger: logger.child({ component: 'node-status' }) });
+if (readOnly !== undefined) installNodeRoute(readOnly.router, nodeStatus);
 
 const runtimeName = await waitForRuntime(cri.runtime, { endpoint: config.containerRuntimeEndpoint, clock, logger, signal: shutdown.signal }).catch(() => undefined);
 if (runtimeName !== undefined) checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));

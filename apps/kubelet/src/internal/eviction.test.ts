@@ -1,13 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Pod } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import type { EvictPodRequest, PodAdmitHandler } from '@kubelet-ts/pod-lifecycle';
-import { createRouter } from '@kubelet-ts/server';
 import { FakeSummaryProvider, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
-import { createKubeletEvictionManager, evictionConfigFrom, evictionMonitoringIntervalMs, installNodeRoute } from './eviction.js';
+import { createKubeletEvictionManager, evictionConfigFrom, evictionMonitoringIntervalMs } from './eviction.js';
 
 const Gi = 1024 ** 3;
 const base = {
@@ -64,7 +60,7 @@ describe('kubelet eviction wiring', () => {
     expect(evictionMonitoringIntervalMs({ KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL: '1s' }, logger)).toBe(1000);
   });
 
-  it('joins the lifecycle admission, evicts through lifecycle.evictPod and serves the conditions on GET /node', async () => {
+  it('joins the lifecycle admission, evicts through lifecycle.evictPod and keeps the pressure conditions for the node status', async () => {
     const be = newPod({ name: 'be', uid: 'uid-be' });
     const lifecycle = fakeLifecycle([be]);
     const provider = new FakeSummaryProvider(newSummary({ memory: { capacityBytes: 8 * Gi, workingSetBytes: 7.5 * Gi }, pods: [newPodStats({ name: 'be', uid: 'uid-be' })] }));
@@ -82,23 +78,10 @@ describe('kubelet eviction wiring', () => {
     await manager.synchronize();
     expect(lifecycle.evicted.map((e) => [e.uid, e.request.reason, e.request.gracePeriodSeconds])).toEqual([['uid-be', 'Evicted', 1]]);
     expect(lifecycle.handlers[0]?.admit({ pod: newPod({ name: 'be2' }), otherPods: [] })).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });
-
-    const router = createRouter();
-    installNodeRoute(router, 'node-a', manager);
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => router.listener(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const body = (await (await fetch(`http://127.0.0.1:${port}/node`)).json()) as { kind: string; metadata: { name: string }; status: { conditions: Array<{ type: string; status: string; reason: string }> } };
-      expect(body.kind).toBe('Node');
-      expect(body.metadata.name).toBe('node-a');
-      expect(body.status.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
-        ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
-        ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
-        ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
-      ]);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(manager.nodeConditions().map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
+      ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
+      ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+    ]);
   });
 });

@@ -2,12 +2,10 @@ import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
-import type { EvictionConfig, EvictionManager, NodeCondition } from '@kubelet-ts/eviction-manager';
+import type { EvictionConfig, EvictionManager } from '@kubelet-ts/eviction-manager';
 import { DEFAULT_MONITORING_INTERVAL_MS, createEvictionManager } from '@kubelet-ts/eviction-manager';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
-import type { Router } from '@kubelet-ts/server';
-import { sendJson } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
@@ -77,25 +75,6 @@ export function createKubeletEvictionManager(options: KubeletEvictionOptions): E
   });
   lifecycle.addPodAdmitHandler({ admit: ({ pod }) => manager.admit(pod) });
   return manager;
-}
-
-/** A v1 Node as the kubelet would post it in API mode, as far as eviction knows it (the pressure conditions). */
-export function nodeObject(nodeName: string, conditions: NodeCondition[]): Record<string, unknown> {
-  return {
-    kind: 'Node',
-    apiVersion: 'v1',
-    metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName, 'kubernetes.io/os': 'linux' } },
-    status: { conditions },
-  };
-}
-
-/**
- * kubelet-ts addition on the read-only port: `GET /node` returns the v1 Node status the kubelet
- * would post to the API server (MemoryPressure, DiskPressure, PIDPressure), so standalone nodes
- * show their conditions.
- */
-export function installNodeRoute(router: Pick<Router, 'get'>, nodeName: string, manager: Pick<EvictionManager, 'nodeConditions'>): void {
-  router.get('/node', (_req, res) => sendJson(res, 200, nodeObject(nodeName, manager.nodeConditions())));
 }
 
 /**

@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Node } from '@kubelet-ts/api';
+import { RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
+import { FakeEvictionManager } from '@kubelet-ts/eviction-manager/testing';
+import { createRouter } from '@kubelet-ts/server';
+import { createKubeletNodeStatus, installNodeRoute } from './node-status.js';
+
+const host = { machineID: 'mid', systemUUID: '', bootID: 'boot', kernelVersion: '6.1.0', osImage: 'Debian GNU/Linux 12 (bookworm)' };
+
+async function getNode(router: ReturnType<typeof createRouter>): Promise<Node> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => router.listener(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return (await (await fetch(`http://127.0.0.1:${port}/node`)).json()) as Node;
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('GET /node', () => {
+  it('serves the v1 Node: the eviction conditions, addresses, capacity and allocatable, versions and images', async () => {
+    const image = new FakeImageService({ images: [{ ref: 'busybox:1.36', size: 4_400_000 }] });
+    const allocatable = { capacity: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }, allocatable: { cpuMilli: 3800, memoryBytes: 7 * 1024 ** 3 } };
+    const nodeStatus = createKubeletNodeStatus({
+      nodeName: 'node-a',
+      getNodeIPs: () => ['192.168.1.10'],
+      kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0',
+      maxPods: 110,
+      maxImages: 50,
+      kubeletPort: 0,
+      containerManager: { getNodeAllocatable: () => allocatable as never },
+      eviction: new FakeEvictionManager({ conditions: ['MemoryPressure'] }),
+      cri: { runtime: new FakeRuntimeService({ runtimeName: 'containerd', runtimeVersion: '1.6.20' }), image },
+      hostInfo: async () => host,
+      logger: new RecordingLogger(),
+    });
+    const router = createRouter();
+    installNodeRoute(router, nodeStatus);
+    const node = await getNode(router);
+    expect(node.kind).toBe('Node');
+    expect(node.metadata).toEqual({ name: 'node-a', labels: { 'kubernetes.io/hostname': 'node-a', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': expect.any(String) } });
+    expect(node.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
+      ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
+      ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+    ]);
+    expect(node.status?.addresses).toEqual([
+      { type: 'InternalIP', address: '192.168.1.10' },
+      { type: 'Hostname', address: 'node-a' },
+    ]);
+    expect(node.status?.capacity).toEqual({ cpu: '4000m', memory: String(8 * 1024 ** 3), pods: '110' });
+    expect(node.status?.allocatable).toEqual({ cpu: '3800m', memory: String(7 * 1024 ** 3), pods: '110' });
+    expect(node.status?.nodeInfo).toMatchObject({ machineID: 'mid', bootID: 'boot', osImage: host.osImage, containerRuntimeVersion: 'containerd://1.6.20', kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0', operatingSystem: 'linux' });
+    expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 0 } });
+    expect(node.status?.images).toEqual([{ names: [expect.stringMatching(/busybox@sha256:/), 'docker.io/library/busybox:1.36'], sizeBytes: 4_400_000 }]);
+  });
+
+  it('shows the machine capacity until the cgroup manager computed allocatable, and asks the runtime its version once', async () => {
+    const runtime = new FakeRuntimeService();
+    const nodeStatus = createKubeletNodeStatus({
+      nodeName: 'node-a',
+      getNodeIPs: () => ['10.0.0.1'],
+      kubeletVersion: 'v1',
+      maxPods: 10,
+      maxImages: 50,
+      kubeletPort: 0,
+      containerManager: { getNodeAllocatable: () => undefined },
+      eviction: new FakeEvictionManager(),
+      cri: { runtime, image: new FakeImageService() },
+      hostInfo: async () => host,
+      logger: new RecordingLogger(),
+    });
+    const first = await nodeStatus.getNode();
+    await nodeStatus.getNode();
+    expect(first.status?.capacity?.['pods']).toBe('10');
+    expect(Number(first.status?.capacity?.['cpu'])).toBeGreaterThan(0);
+    expect(first.status?.allocatable).toEqual(first.status?.capacity);
+    expect(runtime.calls.filter((c) => c.method === 'version')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,1 @@
+export { FakeNodeSink } from './fake-node-sink.js';
