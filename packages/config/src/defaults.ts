@@ -141,6 +141,9 @@ export const DURATION_FIELDS: readonly string[] = [
   'shutdownGracePeriodCriticalPods',
   'crashLoopBackOff.maxContainerRestartPeriod',
   'podHousekeepingPeriod',
+  'evictionMonitoringPeriod',
+  'imageGCPeriod',
+  'statsHousekeepingInterval',
 ];
 
 function isZero(value: unknown, defaultValue: unknown): boolean {

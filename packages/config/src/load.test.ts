@@ -182,6 +182,17 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
     expect(result.warnings).toEqual([`${FILE}: foo: unknown field ignored`]);
   });
 
+  it('reads the kubelet-ts periods (absent by default), normalized, and refuses ones that are not above zero', async () => {
+    const { config } = ok(await load([`--config=${FILE}`], { [FILE]: HEADER }));
+    expect([config.evictionMonitoringPeriod, config.imageGCPeriod, config.statsHousekeepingInterval]).toEqual([undefined, undefined, undefined]);
+    const set = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}evictionMonitoringPeriod: 1s\nimageGCPeriod: 90s\nstatsHousekeepingInterval: 500ms\n` }));
+    expect([set.config.evictionMonitoringPeriod, set.config.imageGCPeriod, set.config.statsHousekeepingInterval]).toEqual(['1s', '1m30s', '500ms']);
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}imageGCPeriod: 0s\nevictionMonitoringPeriod: soon\n` }))).toEqual([
+      `${FILE}: evictionMonitoringPeriod: invalid duration "soon"`,
+      `${FILE}: imageGCPeriod: "0s": must be greater than zero`,
+    ]);
+  });
+
   it('reports bad eviction percentages and quantities', async () => {
     const yaml = `${HEADER}evictionHard:\n  nodefs.available: 110%\n  memory.available: lots\nevictionSoftGracePeriod:\n  memory.available: 90\n`;
     // a bare 90 is a number in YAML; the grace period must be a duration string

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { durationError } from './duration.js';
+import { durationError, parseDuration } from './duration.js';
 import { evictionGracePeriodError, evictionValueError } from './eviction.js';
 import { isValidQuantity } from '@kubelet-ts/api';
 
@@ -30,6 +30,10 @@ const duration = () =>
   z.string().superRefine((value, ctx) => {
     if (durationError(value) !== undefined) ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)}` });
   });
+
+/** A duration above zero (a period something runs at). */
+const positiveDuration = () =>
+  duration().refine((value) => durationError(value) !== undefined || parseDuration(value) > 0, { error: (iss) => `${JSON.stringify(iss.input)}: must be greater than zero` });
 
 const quantity = () =>
   z.string().refine(isValidQuantity, { error: (iss) => `invalid quantity ${JSON.stringify(iss.input)}` });
@@ -269,6 +273,14 @@ export const kubeletConfigurationSchema = z.strictObject({
   failCgroupV1: z.boolean().optional(),
   userNamespaces: z.strictObject({ idsPerPod: int64().optional() }).optional(),
   podHousekeepingPeriod: duration().optional(),
+  // kubelet-ts extensions (no upstream field: upstream fixes these periods in code). Absent means
+  // upstream's value; integration tests shorten them to see effects within seconds.
+  /** How often the eviction manager checks the node (upstream evictionMonitoringPeriod, 10 s). */
+  evictionMonitoringPeriod: positiveDuration().optional(),
+  /** How often image GC runs (upstream ImageGCPeriod, 5 min). */
+  imageGCPeriod: positiveDuration().optional(),
+  /** How long the Summary API's figures are cached (upstream: cadvisor's housekeeping interval, 10 s). */
+  statsHousekeepingInterval: positiveDuration().optional(),
 });
 
 /** A KubeletConfiguration document as written in a file: every field optional. */
