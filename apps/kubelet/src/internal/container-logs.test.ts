@@ -2,9 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { FakeContainerLogManager } from '@kubelet-ts/container-logs/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
-import { createKubeletContainerLogManager, runContainerLogManager } from './container-logs.js';
+import { createKubeletContainerLogManager } from './container-logs.js';
 
 const defaults = { containerLogMaxSize: '10Mi', containerLogMaxFiles: 5, containerLogMaxWorkers: 1, containerLogMonitorInterval: '10s' };
 
@@ -18,7 +17,7 @@ describe('createKubeletContainerLogManager', () => {
       const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' } });
       await runtime.startContainer({ containerId });
       await fs.writeFile(path.join(dir, '0.log'), Buffer.alloc(1023));
-      const manager = createKubeletContainerLogManager({ ...defaults, containerLogMaxSize: '1Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s' }, runtime, clock, new RecordingLogger());
+      const manager = createKubeletContainerLogManager({ config: { ...defaults, containerLogMaxSize: '1Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s' }, runtime, clock, logger: new RecordingLogger() });
       expect(await manager.rotateLogs()).toEqual([]);
       await fs.appendFile(path.join(dir, '0.log'), 'x');
       expect((await manager.rotateLogs())[0]?.rotatedTo).toMatch(/0\.log\.\d{8}-\d{6}$/);
@@ -30,25 +29,11 @@ describe('createKubeletContainerLogManager', () => {
 
   it('rejects what upstream rejects: a fractional size, one file, an interval under 3s; a negative size disables rotation', () => {
     const runtime = new FakeRuntimeService();
-    const make = (over: Partial<typeof defaults>) => createKubeletContainerLogManager({ ...defaults, ...over }, runtime, new FakeClock(), new RecordingLogger());
+    const make = (over: Partial<typeof defaults>) => createKubeletContainerLogManager({ config: { ...defaults, ...over }, runtime, clock: new FakeClock(), logger: new RecordingLogger() });
     expect(() => make({ containerLogMaxSize: '100m' })).toThrow('invalid max log size');
     expect(() => make({ containerLogMaxFiles: 1 })).toThrow('must be > 1');
     expect(() => make({ containerLogMonitorInterval: '2s' })).toThrow('at least 3s');
     expect(make({ containerLogMaxSize: '-1' }).enabled).toBe(false);
     expect(make({}).enabled).toBe(true);
-  });
-});
-
-describe('runContainerLogManager', () => {
-  it('runs the manager until the signal aborts and logs instead of rejecting', async () => {
-    const fake = new FakeContainerLogManager();
-    const controller = new AbortController();
-    const running = runContainerLogManager(fake, controller.signal, new RecordingLogger());
-    controller.abort();
-    await running;
-    expect(fake.calls).toEqual([{ method: 'run' }]);
-    const logger = new RecordingLogger();
-    await runContainerLogManager({ run: () => Promise.reject(new Error('boom')) }, controller.signal, logger);
-    expect(logger.records.map((r) => r.msg)).toEqual(['Container log manager stopped']);
   });
 });

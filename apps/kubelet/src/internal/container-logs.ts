@@ -1,5 +1,4 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
 import { parseQuantity } from '@kubelet-ts/api';
 import { durationMs } from '@kubelet-ts/config';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
@@ -14,7 +13,8 @@ export type ContainerLogsConfig = Pick<KubeletConfiguration, 'containerLogMaxSiz
  * containerLogMaxWorkers and containerLogMonitorInterval as configured (validated by @kubelet-ts/config).
  * @throws ContainerLogsError / ConfigError when a value cannot be used.
  */
-export function createKubeletContainerLogManager(config: ContainerLogsConfig, runtime: LogRuntime, clock: Clock, logger: Logger): ContainerLogManager {
+export function createKubeletContainerLogManager(options: { config: ContainerLogsConfig; runtime: LogRuntime; clock: Clock; logger: Logger }): ContainerLogManager {
+  const { config, runtime, clock, logger } = options;
   const maxSize = parseQuantity(config.containerLogMaxSize);
   if (!Number.isInteger(maxSize)) throw new Error(`failed to parse container log max size ${JSON.stringify(config.containerLogMaxSize)}: invalid max log size`);
   return createContainerLogManager({
@@ -26,16 +26,4 @@ export function createKubeletContainerLogManager(config: ContainerLogsConfig, ru
     clock,
     logger,
   });
-}
-
-/**
- * Runs log rotation until the signal aborts (upstream starts it with the runtime-dependent modules,
- * once the runtime answers). Never rejects: a failure is logged and the kubelet goes on without rotation.
- */
-export async function runContainerLogManager(manager: Pick<ContainerLogManager, 'run'>, signal: AbortSignal, logger: Logger): Promise<void> {
-  try {
-    await manager.run(signal);
-  } catch (err) {
-    logger.error('Container log manager stopped', { err: errorMessage(err) });
-  }
 }

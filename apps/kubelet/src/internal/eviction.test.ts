@@ -54,10 +54,9 @@ describe('kubelet eviction wiring', () => {
     });
   });
 
-  it('checks every 10 s unless the test-only knob says otherwise', () => {
-    const logger = new RecordingLogger();
-    expect(evictionMonitoringIntervalMs({}, logger)).toBe(10_000);
-    expect(evictionMonitoringIntervalMs({ KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL: '1s' }, logger)).toBe(1000);
+  it('checks every 10 s unless evictionMonitoringPeriod (kubelet-ts) says otherwise', () => {
+    expect(evictionMonitoringIntervalMs({})).toBe(10_000);
+    expect(evictionMonitoringIntervalMs({ evictionMonitoringPeriod: '1s' })).toBe(1000);
   });
 
   it('joins the lifecycle admission, evicts through lifecycle.evictPod and keeps the pressure conditions for the node status', async () => {

@@ -1,5 +1,4 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
 import type { EvictionConfig, EvictionManager } from '@kubelet-ts/eviction-manager';
@@ -7,7 +6,6 @@ import { DEFAULT_MONITORING_INTERVAL_MS, createEvictionManager } from '@kubelet-
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import type { SummaryProvider } from '@kubelet-ts/stats';
-import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
 type EvictionSettings = Pick<
   KubeletConfiguration,
@@ -28,10 +26,9 @@ export function evictionConfigFrom(config: EvictionSettings): EvictionConfig {
   };
 }
 
-
-/** The eviction monitoring interval: upstream's 10 s, or the test-only knob. */
-export function evictionMonitoringIntervalMs(env: NodeJS.ProcessEnv, logger: Logger): number {
-  return testKnobMs(env, TEST_KNOBS.evictionMonitoringInterval, DEFAULT_MONITORING_INTERVAL_MS, logger);
+/** The eviction monitoring interval: `evictionMonitoringPeriod` (kubelet-ts), else upstream's 10 s. */
+export function evictionMonitoringIntervalMs(config: Pick<KubeletConfiguration, 'evictionMonitoringPeriod'>): number {
+  return config.evictionMonitoringPeriod !== undefined ? durationMs(config.evictionMonitoringPeriod) : DEFAULT_MONITORING_INTERVAL_MS;
 }
 
 export interface KubeletEvictionOptions {
@@ -75,17 +72,4 @@ export function createKubeletEvictionManager(options: KubeletEvictionOptions): E
   });
   lifecycle.addPodAdmitHandler({ admit: ({ pod }) => manager.admit(pod) });
   return manager;
-}
-
-/**
- * Runs the eviction loop once every pod source delivered its first set (upstream starts the
- * manager with the runtime-dependent modules, after the first pods were admitted), until the signal aborts.
- */
-export async function runEvictionManager(manager: EvictionManager, lifecycle: Pick<PodLifecycle, 'sourcesReady'>, signal: AbortSignal, clock: Clock, logger: Logger): Promise<void> {
-  try {
-    while (!lifecycle.sourcesReady && !signal.aborted) await clock.sleep(500, signal);
-    if (!signal.aborted) await manager.run(signal);
-  } catch (err) {
-    if (!signal.aborted) logger.error('Eviction manager stopped', { err: errorMessage(err) });
-  }
 }

@@ -5,7 +5,7 @@ import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import { IMAGE_GC_PERIOD_MS } from '@kubelet-ts/image-gc';
 import { FakeImageGC } from '@kubelet-ts/image-gc/testing';
-import { createKubeletImageGC, imageGCPeriodMs, imageGCStateFile, runImageGC } from './image-gc.js';
+import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable, imageGCStateFile } from './image-gc.js';
 
 const config = { imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80, imageMinimumGCAge: '2m0s', imageMaximumGCAge: '0s' };
 
@@ -51,19 +51,16 @@ describe('kubelet image GC wiring', () => {
     ).toThrow('LowThresholdPercent 90 can not be higher than HighThresholdPercent 85');
   });
 
-  it('runs every 5 minutes unless the test-only variable sets a valid period', () => {
-    const logger = new RecordingLogger();
-    expect(imageGCPeriodMs({}, logger)).toBe(IMAGE_GC_PERIOD_MS);
+  it('runs every 5 minutes unless imageGCPeriod (kubelet-ts) says otherwise', () => {
+    expect(imageGCPeriodMs({})).toBe(IMAGE_GC_PERIOD_MS);
     expect(IMAGE_GC_PERIOD_MS).toBe(300_000);
-    expect(imageGCPeriodMs({ KUBELET_TS_TEST_IMAGE_GC_PERIOD: '1s' }, logger)).toBe(1_000);
+    expect(imageGCPeriodMs({ imageGCPeriod: '1s' })).toBe(1_000);
   });
 
-  it('runs only once the runtime is ready, until the shutdown signal', async () => {
+  it('runs as a runnable with its period, until the shutdown signal', async () => {
     const gc = new FakeImageGC();
     const controller = new AbortController();
-    await runImageGC(gc, false, controller.signal, 1_000);
-    expect(gc.count('run')).toBe(0);
-    const running = runImageGC(gc, true, controller.signal, 1_000);
+    const running = imageGCRunnable(gc, 1_000).run(controller.signal);
     expect(gc.count('run')).toBe(1);
     controller.abort();
     await expect(running).resolves.toBeUndefined();

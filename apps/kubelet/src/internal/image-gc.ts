@@ -5,7 +5,7 @@ import { durationMs } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import type { ImageGC } from '@kubelet-ts/image-gc';
 import { IMAGE_GC_PERIOD_MS, createImageGC } from '@kubelet-ts/image-gc';
-import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
+import type { Runnable } from './supervise.js';
 
 /** Where last-used times are kept across restarts. */
 export function imageGCStateFile(rootDir: string): string {
@@ -22,15 +22,15 @@ export interface KubeletImageGCOptions {
   logger: Logger;
 }
 
+/** The image GC period: `imageGCPeriod` (kubelet-ts), else upstream's 5 min. */
+export function imageGCPeriodMs(config: Pick<KubeletConfiguration, 'imageGCPeriod'>): number {
+  return config.imageGCPeriod !== undefined ? durationMs(config.imageGCPeriod) : IMAGE_GC_PERIOD_MS;
+}
+
 /**
  * The kubelet's image GC: KubeletConfiguration thresholds and ages, the CRI image and runtime services,
  * the sandbox image from the runtime's status, state in `<root-dir>/image-gc/state.json`.
  */
-/** The image GC period: upstream's 5 min, or the test-only knob. */
-export function imageGCPeriodMs(env: NodeJS.ProcessEnv, logger: Logger): number {
-  return testKnobMs(env, TEST_KNOBS.imageGCPeriod, IMAGE_GC_PERIOD_MS, logger);
-}
-
 export function createKubeletImageGC(options: KubeletImageGCOptions): ImageGC {
   const { config } = options;
   return createImageGC({
@@ -49,12 +49,10 @@ export function createKubeletImageGC(options: KubeletImageGCOptions): ImageGC {
   });
 }
 
-
 /**
- * Runs image GC until the signal aborts, first at once (upstream StartGarbageCollection runs once the
- * runtime is up), then every period. Nothing runs when the runtime never became ready.
+ * Image GC as a runnable: first at once (upstream StartGarbageCollection runs once the runtime is
+ * up), then every period, until the signal aborts.
  */
-export async function runImageGC(imageGc: Pick<ImageGC, 'run'>, runtimeReady: boolean, signal: AbortSignal, periodMs: number): Promise<void> {
-  if (!runtimeReady) return;
-  await imageGc.run(signal, { periodMs });
+export function imageGCRunnable(imageGc: Pick<ImageGC, 'run'>, periodMs: number): Runnable {
+  return { run: (signal) => imageGc.run(signal, { periodMs }) };
 }

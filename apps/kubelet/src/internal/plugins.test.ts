@@ -6,7 +6,7 @@ import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
 import { createFakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import { createCsiPluginRegistry, createSystemMounter } from '@kubelet-ts/volume-manager';
 import { createFakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
-import { createKubeletPluginManager, runPluginManager } from './plugins.js';
+import { createKubeletPluginManager } from './plugins.js';
 
 describe('kubelet plugin manager wiring', () => {
   let tmp: string;
@@ -36,27 +36,5 @@ describe('kubelet plugin manager wiring', () => {
       await registration.stop();
       await driver.stop();
     }
-  });
-
-  it('runs until the signal aborts; a failure is logged, never thrown', async () => {
-    const logger = new RecordingLogger();
-    const controller = new AbortController();
-    const runs: AbortSignal[] = [];
-    const running = runPluginManager(
-      {
-        run: (signal) => {
-          runs.push(signal);
-          return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        },
-      },
-      controller.signal,
-      logger,
-    );
-    expect(runs).toEqual([controller.signal]);
-    controller.abort();
-    await expect(running).resolves.toBeUndefined();
-
-    await expect(runPluginManager({ run: () => Promise.reject(new Error('boom')) }, new AbortController().signal, logger)).resolves.toBeUndefined();
-    expect(logger.find('Plugin watcher stopped; CSI drivers will not register')[0]?.fields.err).toBe('boom');
   });
 });

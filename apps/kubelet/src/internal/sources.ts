@@ -1,8 +1,10 @@
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { durationMs } from '@kubelet-ts/config';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
-import { createFileSource, createHttpSource } from '@kubelet-ts/pod-sources';
-import type { PodSource } from '@kubelet-ts/pod-sources';
+import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import { createFileSource, createHttpSource, createPodConfig } from '@kubelet-ts/pod-sources';
+import type { PodSource, StaticPodObjectReference } from '@kubelet-ts/pod-sources';
+import type { Runnable } from './supervise.js';
 
 /** The standalone sources the configuration asks for: the manifest directory and the manifest URL. */
 export function staticPodSources(config: KubeletConfiguration, nodeName: string, clock: Clock, logger: Logger): PodSource[] {
@@ -23,4 +25,37 @@ export function staticPodSources(config: KubeletConfiguration, nodeName: string,
     );
   }
   return sources;
+}
+
+export interface PodSourcesOptions {
+  sources: PodSource[];
+  /** API object references static pods may make here (`staticPodObjectReferences`). */
+  allowedObjectReferences: readonly StaticPodObjectReference[];
+  lifecycle: Pick<PodLifecycle, 'handlePodUpdate' | 'setSourcesReady'>;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * The pod sources as a runnable (upstream PodConfig feeding syncLoop): the merged updates go to
+ * the lifecycle, which learns that the sources are ready once each delivered its first snapshot
+ * (orphans are only killed after that). Bad manifests are logged by the sources themselves, with
+ * file, field and reason. Stops the sources when the signal aborts.
+ */
+export function podSourcesRunnable(options: PodSourcesOptions): Runnable {
+  const { lifecycle } = options;
+  return {
+    async run(signal) {
+      const podConfig = createPodConfig({ sources: options.sources, allowedObjectReferences: options.allowedObjectReferences, clock: options.clock, logger: options.logger, signal });
+      podConfig.allSourcesSeen.then(
+        () => lifecycle.setSourcesReady(),
+        () => undefined,
+      );
+      try {
+        for await (const update of podConfig.updates) lifecycle.handlePodUpdate(update);
+      } finally {
+        await podConfig.close();
+      }
+    },
+  };
 }

@@ -10,7 +10,6 @@ import { sendJson, sendText } from '@kubelet-ts/server';
 import type { KubeletHttpServer } from '@kubelet-ts/server';
 import { cpuAndMemorySummary, createSummaryProvider, createVolumeStatsSource, DEFAULT_HOUSEKEEPING_INTERVAL_MS, DEFAULT_VOLUME_STATS_AGG_PERIOD_MS } from '@kubelet-ts/stats';
 import type { HostFs, MountedVolumeRef, SummaryProvider } from '@kubelet-ts/stats';
-import { TEST_KNOBS, testKnobMs } from './test-knobs.js';
 
 export interface KubeletStatsOptions {
   nodeName: string;
@@ -27,11 +26,12 @@ export interface KubeletStatsOptions {
   containerManager: Pick<ContainerManager, 'cgroupManager' | 'podContainerManager' | 'podsRoot' | 'getNodeAllocatable'>;
   volumes: { getMountedVolumes(uid?: string): readonly MountedVolumeRef[] };
   getPods: () => readonly Pod[];
-  /** Host reads (tests: a FakeHostFs); default the real node:fs. */
+  /** `statsHousekeepingInterval` (kubelet-ts, a config duration): how long summaries are cached; default 10 s. */
+  statsHousekeepingInterval?: string | undefined;
+  /** Host reads; default the real node:fs. */
   host?: HostFs;
+  /** Reads a cgroup's pids.current; default from the file system. */
   readPidsCurrent?: (cgroupDir: string) => Promise<string>;
-  /** Where the test-only housekeeping variable is read; default process.env. */
-  env?: NodeJS.ProcessEnv;
   clock: Clock;
   logger: Logger;
 }
@@ -77,7 +77,7 @@ export function createKubeletStats(options: KubeletStatsOptions): SummaryProvide
       return enforced !== undefined && enforced > 0 ? { ...usage, memoryLimitBytes: enforced } : usage;
     },
     ...(options.host !== undefined ? { host: options.host } : {}),
-    housekeepingIntervalMs: testKnobMs(options.env ?? process.env, TEST_KNOBS.statsHousekeepingInterval, DEFAULT_HOUSEKEEPING_INTERVAL_MS, options.logger),
+    housekeepingIntervalMs: options.statsHousekeepingInterval !== undefined ? durationMs(options.statsHousekeepingInterval) : DEFAULT_HOUSEKEEPING_INTERVAL_MS,
     clock: options.clock,
     logger: options.logger,
   });

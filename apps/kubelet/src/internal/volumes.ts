@@ -1,6 +1,5 @@
 import os from 'node:os';
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
 import type { StaticPodObjectReference } from '@kubelet-ts/pod-sources';
 import type { CsiDriverRegistry, NodeAllocatable, VolumeManager } from '@kubelet-ts/volume-manager';
 import { createDirectoryObjectSource, createSystemMounter, createVolumeManager } from '@kubelet-ts/volume-manager';
@@ -73,20 +72,4 @@ export function createKubeletVolumeManager(options: KubeletVolumesOptions): Volu
     clock: options.clock,
     logger,
   });
-}
-
-/**
- * Runs the volume reconciler until the signal aborts, never rejecting: a failure (mountinfo
- * unreadable while rebuilding the state from disk…) is logged and `run` is started again after `retryMs`.
- */
-export async function runVolumeManager(volumes: Pick<VolumeManager, 'run'>, signal: AbortSignal, clock: Clock, logger: Logger, retryMs = 5_000): Promise<void> {
-  while (!signal.aborted) {
-    try {
-      await volumes.run(signal);
-      return;
-    } catch (err) {
-      logger.error('Volume manager failed; restarting it', { err: errorMessage(err), retryAfterMs: retryMs });
-      await clock.sleep(retryMs, signal).catch(() => undefined);
-    }
-  }
 }

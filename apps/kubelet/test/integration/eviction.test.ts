@@ -8,8 +8,8 @@
 import { busyboxPod, containerState, createKubelet, criSandboxesOf, eventually, waitHealthy } from './harness.js';
 import type { ApiPod, KubeletUnderTest } from './harness.js';
 
-/** Test-only knob of apps/kubelet/src/internal/eviction.ts: eviction checks every second instead of every 10 s. */
-const FAST_CHECKS = { KUBELET_TS_TEST_EVICTION_MONITORING_INTERVAL: '1s' };
+/** evictionMonitoringPeriod (kubelet-ts configuration field): eviction checks every second instead of every 10 s. */
+const FAST_CHECKS = 'evictionMonitoringPeriod: 1s';
 let kubelet: KubeletUnderTest;
 
 interface NodeConditionJson {
@@ -35,7 +35,7 @@ interface PodStatusJson {
 const statusOf = (pod: ApiPod | undefined): PodStatusJson | undefined => pod?.status as PodStatusJson | undefined;
 
 beforeAll(async () => {
-  kubelet = await createKubelet('eviction');
+  kubelet = await createKubelet('eviction', { config: [FAST_CHECKS] });
 });
 
 afterAll(async () => {
@@ -43,14 +43,14 @@ afterAll(async () => {
 });
 
 test('an emptyDir over its sizeLimit gets its pod evicted with the upstream message; a pod within its limit runs on', async () => {
-  const other = await createKubelet('eviction-ed', { config: ['volumeStatsAggPeriod: 1s'] });
+  const other = await createKubelet('eviction-ed', { config: ['volumeStatsAggPeriod: 1s', FAST_CHECKS] });
   try {
     const writer = (mb: number): Array<Record<string, unknown>> => [
       { name: 'c', command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`], volumeMounts: [{ name: 'scratch', mountPath: '/data' }] },
     ];
     await other.writeManifest('over.yaml', busyboxPod('over', writer(3), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] }));
     await other.writeManifest('within.yaml', busyboxPod('within', writer(1), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '10Mi' } }] }));
-    await other.start(['--evict-static-pods'], FAST_CHECKS);
+    await other.start(['--evict-static-pods']);
     await waitHealthy(other);
     await eventually('over evicted', async () => statusOf(await other.pod('over'))?.phase === 'Failed', 60_000);
     expect(statusOf(await other.pod('over'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
@@ -69,7 +69,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   await kubelet.writeManifest('burstable.yaml', busyboxPod('burstable', [{ ...sleeper[0], resources: { requests: { memory: '64Mi' } } }]));
 
   // First without pressure (default thresholds do not trigger here), so that all three run and have stats.
-  await kubelet.start([], FAST_CHECKS);
+  await kubelet.start([]);
   await waitHealthy(kubelet);
   for (const name of ['critical', 'besteffort', 'burstable']) {
     await eventually(`${name} running`, async () => containerState(await kubelet.pod(name), 'c')?.state?.running !== undefined, 60_000);
@@ -82,7 +82,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
 
   // Then restarted (pods keep running) with a threshold that is always met.
   await kubelet.stop();
-  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods'], FAST_CHECKS);
+  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
   await waitHealthy(kubelet);
 
   await eventually('MemoryPressure on /node', async () => (await nodeConditions()).find((c) => c.type === 'MemoryPressure')?.status === 'True', 30_000);

@@ -78,8 +78,8 @@ export interface KubeletUnderTest {
   cri: CriClient;
   /** Everything the kubelet wrote on stderr and stdout so far (all runs). */
   output(): string;
-  /** Starts the kubelet with extra flags and environment variables (the test-only `KUBELET_TS_TEST_*` knobs). */
-  start(extraArgs?: string[], extraEnv?: Record<string, string>): Promise<void>;
+  /** Starts the kubelet with extra flags. */
+  start(extraArgs?: string[]): Promise<void>;
   /** SIGTERM and wait for exit; the pods keep running. */
   stop(): Promise<number | null>;
   pods(): Promise<ApiPod[]>;
@@ -146,7 +146,7 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
     cri,
     output: () => output,
     running: () => child !== undefined && child.exitCode === null && child.signalCode === null,
-    async start(extraArgs = [], extraEnv = {}) {
+    async start(extraArgs = []) {
       if (self.running()) throw new Error('kubelet already running');
       const args = [
         KUBELET_MAIN,
@@ -160,7 +160,7 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
         '-v=4',
         ...extraArgs,
       ];
-      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extraEnv } });
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
       child = proc;
       proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
       proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -45,9 +45,9 @@ interface SummaryBody {
 let kubelet: KubeletUnderTest;
 
 beforeAll(async () => {
-  kubelet = await createKubelet('stats');
-  // Summaries cached for 1 s instead of 10 s, so that the test sees the running pod within seconds.
-  await kubelet.start([], { KUBELET_TS_TEST_STATS_HOUSEKEEPING_INTERVAL: '1s' });
+  // Summaries cached for 1 s instead of 10 s (kubelet-ts statsHousekeepingInterval), so that the test sees the running pod within seconds.
+  kubelet = await createKubelet('stats', { config: ['statsHousekeepingInterval: 1s'] });
+  await kubelet.start([]);
   await waitHealthy(kubelet);
 });
 

@@ -1,0 +1,67 @@
+import type { Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { KubeletConfiguration } from '@kubelet-ts/config';
+import type { NodeStatusManager } from '@kubelet-ts/node-status';
+import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
+import type { KubeletHttpServer } from '@kubelet-ts/server';
+import type { SummaryProvider } from '@kubelet-ts/stats';
+import { installNodeRoute } from './node-status.js';
+import { serveStatsSummary } from './stats.js';
+
+export interface KubeletServersOptions {
+  config: Pick<KubeletConfiguration, 'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort'>;
+  lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
+  stats: SummaryProvider;
+  nodeStatus: Pick<NodeStatusManager, 'getNode'>;
+  logger: Logger;
+}
+
+/** The servers the configuration asks for, made at build time and listening only once `listen` is called. */
+export interface KubeletServers {
+  /** Listens on every configured port (a port that cannot be bound fails start-up, as upstream); logs where. */
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Server {
+  name: string;
+  server: KubeletHttpServer;
+  host: string;
+  port: number;
+}
+
+/**
+ * healthz (`healthzPort`; `pleg` and `syncloop` checks) and the read-only server (`readOnlyPort`:
+ * `/pods`, healthz, and the kubelet-ts `/stats/summary` and `/node`). A port of 0 turns a server off.
+ */
+export function createKubeletServers(options: KubeletServersOptions): KubeletServers {
+  const { config, lifecycle, logger } = options;
+  const checks = [pingHealthz, ...lifecycle.healthCheckers];
+  const servers: Server[] = [];
+  if (config.healthzPort > 0) {
+    servers.push({ name: 'healthz', server: createHealthzServer({ checks, logger }), host: config.healthzBindAddress, port: config.healthzPort });
+  }
+  if (config.readOnlyPort > 0) {
+    const readOnly = createReadOnlyServer({ getPods: () => lifecycle.getPods(), checks, logger });
+    serveStatsSummary(readOnly, options.stats, logger);
+    installNodeRoute(readOnly.router, options.nodeStatus);
+    servers.push({ name: 'read-only', server: readOnly, host: config.address, port: config.readOnlyPort });
+  }
+  const listening: Server[] = [];
+  return {
+    async listen() {
+      for (const s of servers) {
+        const address = await s.server.listen(s.host, s.port);
+        listening.push(s);
+        logger.info('Serving', { server: s.name, address: `${address.host}:${address.port}` });
+      }
+    },
+    async close() {
+      // In reverse order of opening, as the kubelet shut them down before.
+      for (const s of listening.splice(0).reverse()) {
+        await s.server.close().catch((err: unknown) => logger.warn('Error while shutting down', { server: s.name, err: errorMessage(err) }));
+      }
+    },
+  };
+}

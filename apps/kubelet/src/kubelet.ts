@@ -1,0 +1,320 @@
+/**
+ * The kubelet, composed from the @kubelet-ts libraries (upstream NewMainKubelet with its
+ * Dependencies, and Kubelet.Run). Wiring only: every behaviour lives in a library or in ./internal.
+ */
+import type { CgroupManager, ContainerManager, NodeResources } from '@kubelet-ts/cgroup-manager';
+import { createContainerManager } from '@kubelet-ts/cgroup-manager';
+import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
+import { noopEventRecorder, noopMetrics, systemClock } from '@kubelet-ts/common';
+import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
+import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
+import type { CriClient } from '@kubelet-ts/cri-client';
+import { createCriClient } from '@kubelet-ts/cri-client';
+import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
+import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
+import type { PodSource } from '@kubelet-ts/pod-sources';
+import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
+import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
+import type { ProbeManager } from '@kubelet-ts/probe-runner';
+import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
+import { createStatusManager } from '@kubelet-ts/status-manager';
+import { createCsiPluginRegistry } from '@kubelet-ts/volume-manager';
+import type { VolumeManager } from '@kubelet-ts/volume-manager';
+import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
+import { KUBELET_VERSION } from './internal/cli.js';
+import type { KubeletOptions } from './internal/cli.js';
+import { createKubeletContainerLogManager } from './internal/container-logs.js';
+import { createKubeletEvictionManager, evictionMonitoringIntervalMs } from './internal/eviction.js';
+import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
+import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
+import { createKubeletNodeStatus } from './internal/node-status.js';
+import { createKubeletPluginManager } from './internal/plugins.js';
+import { waitForRuntime } from './internal/runtime-ready.js';
+import { createKubeletServers } from './internal/servers.js';
+import type { KubeletServers } from './internal/servers.js';
+import { podSourcesRunnable, staticPodSources } from './internal/sources.js';
+import { createKubeletStats } from './internal/stats.js';
+import { closeAll, supervise, until } from './internal/supervise.js';
+import type { Runnable, SuperviseOptions } from './internal/supervise.js';
+import { createKubeletVolumeManager, staticPodObjectReferences } from './internal/volumes.js';
+
+/** Who this node is: its name and IPs, primary first. */
+export interface NodeIdentity {
+  nodeName: string;
+  nodeIPs: string[];
+}
+
+/**
+ * What the kubelet is built with besides its configuration (upstream kubelet.Dependencies). Only
+ * `logger` is required; everything else defaults to the real node: tests pass fakes.
+ */
+export interface KubeletDependencies {
+  logger: Logger;
+  clock?: Clock;
+  recorder?: EventRecorder;
+  metrics?: Metrics;
+  /** Default: `resolveNode(flags)`. */
+  node?: NodeIdentity;
+  /** The container runtime (upstream RemoteRuntimeService/RemoteImageService). Default: CRI at containerRuntimeEndpoint. */
+  cri?: CriClient;
+  /** Where pods come from (upstream PodConfig's sources). Default: the manifest directory and URL of the configuration. */
+  podSources?: PodSource[];
+  /** The cgroup operations under the container manager. Default: the host's cgroupfs or systemd. */
+  cgroupManager?: CgroupManager;
+  /** The machine's cpu and memory. Default: read from /proc and /sys. */
+  machineCapacity?: () => Promise<NodeResources>;
+}
+
+export interface Kubelet {
+  /** Runs every subsystem until the signal aborts; resolves once they all stopped (pods keep running). */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/** The node's name (`--hostname-override` or the hostname) and IPs (`--node-ip` or the first addresses). */
+export function resolveNode(flags: Pick<KubeletFlags, 'hostnameOverride' | 'nodeIP'>): NodeIdentity {
+  return { nodeName: resolveNodeName(flags.hostnameOverride), nodeIPs: resolveNodeIPs(flags.nodeIP) };
+}
+
+/**
+ * The start-up log line: the configuration as it takes effect. The kubelet runs standalone only,
+ * and serves no authenticated server yet, whatever the configuration asks for.
+ */
+export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>, node: NodeIdentity): LogFields {
+  return { ...summarizeConfiguration(options.config, options.flags), mode: 'standalone', server: 'not served (standalone)', ...node };
+}
+
+interface Context {
+  config: KubeletConfiguration;
+  flags: KubeletFlags;
+  node: NodeIdentity;
+  getNodeIPs: () => string[];
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder;
+  metrics: Metrics;
+}
+
+/** The node agents: the runtime and what the kubelet drives through it. */
+interface NodeAgents {
+  cri: CriClient;
+  containerManager: ContainerManager;
+  volumes: VolumeManager;
+  probes: ProbeManager;
+  runtime: ContainerRuntime;
+  runnables: Record<'cgroups' | 'volumes' | 'plugins', Runnable>;
+}
+
+async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise<NodeAgents> {
+  const { config, flags, clock, logger } = ctx;
+  const cri =
+    deps.cri ??
+    createCriClient({
+      endpoint: config.containerRuntimeEndpoint,
+      ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
+      timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
+      logger: logger.child({ component: 'cri' }),
+    });
+  // Cgroups (cgroup-manager): the QoS hierarchy under cgroupRoot, node allocatable on kubepods, pod cgroups.
+  // A hierarchy that cannot be created is logged; pods then fail to sync with that reason and start is retried.
+  const containerManager = createContainerManager({
+    cgroupRoot: config.cgroupRoot,
+    cgroupsPerQOS: config.cgroupsPerQOS,
+    cgroupDriver: config.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
+    kubeReserved: config.kubeReserved ?? {},
+    systemReserved: config.systemReserved ?? {},
+    evictionHard: config.evictionHard,
+    enforceNodeAllocatable: config.enforceNodeAllocatable,
+    podPidsLimit: config.podPidsLimit,
+    cpuCfsQuota: config.cpuCFSQuota,
+    cpuCfsQuotaPeriodMs: durationMs(config.cpuCFSQuotaPeriod),
+    ...(deps.cgroupManager !== undefined ? { cgroupManager: deps.cgroupManager } : {}),
+    ...(deps.machineCapacity !== undefined ? { machineCapacity: deps.machineCapacity } : {}),
+    clock,
+    logger: logger.child({ component: 'cm' }),
+  });
+  await startContainerManager(containerManager, logger.child({ component: 'cm' }));
+  // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
+  // terminated; configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through
+  // <root-dir>/plugins_registry (plugin-manager, with a handler per plugin type).
+  const volumeLogger = logger.child({ component: 'volumes' });
+  const csiDrivers = createCsiPluginRegistry({ logger: volumeLogger });
+  const plugins = createKubeletPluginManager({ rootDir: flags.rootDir, handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, clock, logger: volumeLogger });
+  const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), csiDrivers, clock, logger: volumeLogger });
+  const helper = createRuntimeHelper({
+    rootDir: flags.rootDir,
+    nodeName: ctx.node.nodeName,
+    getNodeIPs: ctx.getNodeIPs,
+    getNodeAllocatable: allocatableResources(containerManager),
+    getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
+    volumes,
+    resolvConf: config.resolvConf,
+    clusterDNS: config.clusterDNS ?? [],
+    clusterDomain: config.clusterDomain ?? '',
+    logger: logger.child({ component: 'runtime-helper' }),
+  });
+  // Probes (probe-runner): exec probes run through CRI ExecSync, bounded by the probe's timeout.
+  const probes = createProbeManager({ exec: createCriExecFn(cri.runtime), userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'), clock, logger: logger.child({ component: 'prober' }) });
+  const runtime = createRuntimeManager({
+    probeResults: probes.probeResults,
+    runtimeService: cri.runtime,
+    imageService: cri.image,
+    helper,
+    podLogsDir: config.podLogsDir,
+    serializeImagePulls: config.serializeImagePulls,
+    ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
+    cpuCfsQuota: config.cpuCFSQuota,
+    // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
+    maxParallelStarts: effectiveMaxParallelStarts(flags),
+    clock,
+    logger: logger.child({ component: 'kuberuntime' }),
+  });
+  return { cri, containerManager, volumes, probes, runtime, runnables: { cgroups: containerManager, volumes, plugins } };
+}
+
+/** The kubelet's core: pod statuses and the pod lifecycle, with the probes wired both ways. */
+function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
+  const { config, flags, clock, logger, recorder, metrics } = ctx;
+  const { probes } = agents;
+  // Pod statuses (status-manager): what the lifecycle generates and probes change; what /pods serves.
+  const statusManager = createStatusManager({ clock, logger: logger.child({ component: 'status' }) });
+  const lifecycle = createPodLifecycle({
+    statusManager,
+    readiness: probes.readiness,
+    startup: probes.startup,
+    runtime: agents.runtime,
+    nodeName: ctx.node.nodeName,
+    getNodeIPs: ctx.getNodeIPs,
+    rootDir: flags.rootDir,
+    volumes: agents.volumes,
+    podCgroups: agents.containerManager.podCgroups,
+    syncFrequencyMs: durationMs(config.syncFrequency),
+    clock,
+    logger: logger.child({ component: 'kubelet' }),
+    recorder,
+    metrics,
+  });
+  // Probes learn pods, container IDs and pod IPs from status changes and every sync (which re-runs the readiness
+  // probe of a running, not-ready container, as upstream); workers go with forgotten pods; a changed result syncs the pod.
+  statusManager.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
+  probes.onResultChange((change) => lifecycle.handleProbeResult(change));
+  lifecycle.onPodRemoved((uid) => probes.removePod(uid));
+  return lifecycle;
+}
+
+interface NodeServices {
+  servers: KubeletServers;
+  runnables: Record<'containerLogs' | 'imageGc' | 'eviction', Runnable>;
+}
+
+/** What keeps the node healthy and visible: image GC, log rotation, stats, eviction, node status and the servers. */
+function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifecycle): NodeServices {
+  const { config, flags, clock, logger } = ctx;
+  const { cri, containerManager } = agents;
+  // Image GC (image-gc): thresholds and ages from the configuration, last-used times kept in <root-dir>/image-gc;
+  // imageGc.deleteUnusedImages is also the eviction manager's image reclaim.
+  const imageGc = createKubeletImageGC({ config, rootDir: flags.rootDir, cri, podInfraContainerImage: flags.podInfraContainerImage, clock, logger: logger.child({ component: 'image-gc' }) });
+  // Container logs (container-logs): rotation by containerLogMaxSize/MaxFiles/MaxWorkers/MonitorInterval; a bad value stops start-up, as upstream.
+  const containerLogs = createKubeletContainerLogManager({ config, runtime: cri.runtime, clock, logger: logger.child({ component: 'container-logs' }) });
+  // Stats (stats): the Summary API from the root cgroup, /proc, statfs, CRI, pod cgroups, log files and volumes;
+  // served on the read-only port's /stats/summary (cached for statsHousekeepingInterval) and read fresh by eviction.
+  const stats = createKubeletStats({
+    nodeName: ctx.node.nodeName,
+    rootDir: flags.rootDir,
+    podLogsDir: config.podLogsDir,
+    volumeStatsAggPeriod: config.volumeStatsAggPeriod,
+    enforceNodeAllocatable: config.enforceNodeAllocatable,
+    statsHousekeepingInterval: config.statsHousekeepingInterval,
+    cri,
+    containerManager,
+    volumes: agents.volumes,
+    getPods: () => lifecycle.getPods(),
+    clock,
+    logger: logger.child({ component: 'stats' }),
+  });
+  // Eviction (eviction-manager): fresh summaries every evictionMonitoringPeriod; reclaim through container and image GC,
+  // then one pod per cycle through the lifecycle; joins pod admission; its pressure conditions are the node's.
+  const eviction = createKubeletEvictionManager({
+    config,
+    evictStaticPods: flags.evictStaticPods,
+    summaryProvider: stats,
+    lifecycle,
+    runtime: agents.runtime,
+    reclaimImages: () => imageGc.deleteUnusedImages(),
+    monitoringIntervalMs: evictionMonitoringIntervalMs(config),
+    clock,
+    logger: logger.child({ component: 'eviction' }),
+  });
+  // Node status (node-status): the v1 Node from the node IPs, cgroup-manager's allocatable, CRI and eviction's conditions.
+  const nodeStatus = createKubeletNodeStatus({
+    nodeName: ctx.node.nodeName,
+    getNodeIPs: ctx.getNodeIPs,
+    kubeletVersion: KUBELET_VERSION,
+    maxPods: config.maxPods,
+    maxImages: config.nodeStatusMaxImages,
+    // No authenticated server runs standalone.
+    kubeletPort: 0,
+    containerManager,
+    eviction,
+    cri,
+    logger: logger.child({ component: 'node-status' }),
+  });
+  const servers = createKubeletServers({ config, lifecycle, stats, nodeStatus, logger });
+  // Eviction starts once every pod source was seen (upstream starts it with the runtime-dependent modules, after the first pods were admitted).
+  const evictionRunnable: Runnable = { run: (signal) => eviction.run(signal) };
+  return { servers, runnables: { containerLogs, imageGc: imageGCRunnable(imageGc, imageGCPeriodMs(config)), eviction: evictionRunnable } };
+}
+
+/**
+ * Builds the kubelet: creates every subsystem and the pod cgroup hierarchy (so that node allocatable
+ * is known to what is built after it); nothing runs, listens or syncs until `run`.
+ */
+export async function buildKubelet(options: KubeletOptions, deps: KubeletDependencies): Promise<Kubelet> {
+  const node = deps.node ?? resolveNode(options.flags);
+  const ctx: Context = {
+    config: options.config,
+    flags: options.flags,
+    node,
+    getNodeIPs: () => node.nodeIPs,
+    clock: deps.clock ?? systemClock,
+    logger: deps.logger,
+    recorder: deps.recorder ?? noopEventRecorder,
+    metrics: deps.metrics ?? noopMetrics,
+  };
+  const agents = await buildNodeAgents(ctx, deps);
+  const lifecycle = buildCore(ctx, agents);
+  const services = buildNodeServices(ctx, agents, lifecycle);
+  const sources = podSourcesRunnable({
+    sources: deps.podSources ?? staticPodSources(ctx.config, node.nodeName, ctx.clock, ctx.logger),
+    allowedObjectReferences: staticPodObjectReferences(ctx.flags.staticObjectDir),
+    lifecycle,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  return { run: (signal) => runKubelet(ctx, { agents, lifecycle, services, sources }, signal) };
+}
+
+/** Upstream Kubelet.Run: servers first, then, once the runtime answers, every subsystem under one supervisor. */
+async function runKubelet(ctx: Context, k: { agents: NodeAgents; lifecycle: PodLifecycle; services: NodeServices; sources: Runnable }, signal: AbortSignal): Promise<void> {
+  const { clock, logger } = ctx;
+  const { cri, containerManager } = k.agents;
+  const { servers } = k.services;
+  await servers.listen();
+  // Until the runtime answers nothing else starts; this only gives up when the kubelet is stopped.
+  const runtimeName = await waitForRuntime(cri.runtime, { endpoint: ctx.config.containerRuntimeEndpoint, clock, logger, signal }).catch(() => undefined);
+  if (runtimeName !== undefined) {
+    checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
+    const opts = (component: string, extra: Partial<SuperviseOptions> = {}): SuperviseOptions => ({ clock, logger: logger.child({ component }), ...extra });
+    await Promise.all([
+      supervise('Container manager', k.agents.runnables.cgroups, signal, opts('cm')),
+      supervise('Pod source stream', k.sources, signal, opts('kubelet')),
+      supervise('Volume manager', k.agents.runnables.volumes, signal, opts('volumes', { restartMs: 5_000 })),
+      supervise('Plugin watcher', k.agents.runnables.plugins, signal, opts('volumes', { consequence: 'CSI drivers will not register' })),
+      supervise('Container log manager', k.services.runnables.containerLogs, signal, opts('container-logs')),
+      supervise('Image garbage collection', k.services.runnables.imageGc, signal, opts('image-gc')),
+      supervise('Eviction manager', k.services.runnables.eviction, signal, opts('eviction', { after: (s) => until(() => k.lifecycle.sourcesReady, clock, s) })),
+      supervise('Pod lifecycle', k.lifecycle, signal, opts('kubelet')),
+    ]);
+  }
+  await closeAll(logger, [() => servers.close(), () => cri.close(), () => k.agents.probes.stop()]);
+}
