@@ -1,6 +1,7 @@
 // The README's usage snippet, run as a test and compared with the README block, so it cannot rot.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 import type { NodeCondition } from '@kubelet-ts/api';
 import { conditions, createNodeStatus, daemonEndpoints, images, machineInfo, nodeAddress, platformInfo, versionInfo } from './index.js';
 
@@ -27,15 +28,7 @@ describe('README', () => {
     const node = await nodeStatus.getNode(); // a new v1 Node from what the providers say now
     // README:end
 
-    const source = readFileSync(__filename, 'utf8');
-    const snippet = source
-      .slice(source.indexOf('// README:begin') + '// README:begin'.length, source.indexOf('    // README:end'))
-      .replace(/^\n/, '')
-      .split('\n')
-      .map((line) => line.replace(/^ {4}/, ''))
-      .join('\n')
-      .trimEnd();
-    expect(readme).toContain(snippet);
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(node.status?.capacity).toEqual({ cpu: '4', memory: '8Gi', pods: '110' });
     expect(node.status?.conditions).toEqual([memory]);
     expect(node.status?.images).toEqual([{ names: ['busybox:1.36'], sizeBytes: 4_400_000 }]);

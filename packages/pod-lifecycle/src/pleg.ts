@@ -142,6 +142,16 @@ async function updateCache(o: Pick<GenericPlegOptions, 'runtime' | 'cache' | 'cl
   }
 }
 
+/** Upstream GenericPLEG.Healthy: unhealthy before the first successful relist, or when the last one is too old. */
+function plegHealth(relistTime: number | undefined, now: number, thresholdMs: number): HealthCheckResult {
+  if (relistTime === undefined) return { healthy: false, message: 'pleg has yet to be successful' };
+  const elapsed = now - relistTime;
+  if (elapsed > thresholdMs) {
+    return { healthy: false, message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}` };
+  }
+  return { healthy: true };
+}
+
 /** How many changed pods' statuses a relist reads at once. */
 const STATUS_READS_AT_ONCE = 8;
 
@@ -229,17 +239,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     cache.updateTime(timestamp);
   };
 
-  const healthy = (): HealthCheckResult => {
-    if (relistTime === undefined) return { healthy: false, message: 'pleg has yet to be successful' };
-    const elapsed = clock.now() - relistTime;
-    if (elapsed > relistThresholdMs) {
-      return {
-        healthy: false,
-        message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(relistThresholdMs)}`,
-      };
-    }
-    return { healthy: true };
-  };
+  const healthy = (): HealthCheckResult => plegHealth(relistTime, clock.now(), relistThresholdMs);
 
   const relist = (): Promise<void> => {
     // Never two relists at once.

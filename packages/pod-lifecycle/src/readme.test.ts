@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { FakeVolumeManager } from '@kubelet-ts/volume-manager/testing';
 import { createStatusManager } from '@kubelet-ts/status-manager';
@@ -45,15 +46,7 @@ describe('README', () => {
     await running;
     // README:end
 
-    const source = readFileSync(__filename, 'utf8');
-    const snippet = source
-      .slice(source.indexOf('// README:begin') + '// README:begin'.length, source.indexOf('    // README:end'))
-      .replace(/^\n/, '')
-      .split('\n')
-      .map((line) => line.replace(/^ {4}/, ''))
-      .join('\n')
-      .trimEnd();
-    expect(readme).toContain(snippet);
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
 
     expect(runtime.latestContainer(pod.metadata.uid, 'app')?.state).toBe('running');
     expect(status?.hostIP).toBe('192.168.1.10');

@@ -1,6 +1,7 @@
 // The README's usage snippet, run as a test and compared with the README block, so it cannot rot.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readmeSnippet } from '@kubelet-ts/test-support';
 import type { PodStatus } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
 import { createStatusManager } from './index.js';
@@ -33,15 +34,7 @@ describe('README', () => {
     const { version } = statusManager.getVersionedPodStatus(pod.metadata.uid) ?? { version: 0 }; // 2
     // README:end
 
-    const source = readFileSync(__filename, 'utf8');
-    const snippet = source
-      .slice(source.indexOf('// README:begin') + '// README:begin'.length, source.indexOf('    // README:end'))
-      .replace(/^\n/, '')
-      .split('\n')
-      .map((line) => line.replace(/^ {4}/, ''))
-      .join('\n')
-      .trimEnd();
-    expect(readme).toContain(snippet);
+    expect(readme).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
     expect(seen).toEqual(['web Running', 'web Running']);
     expect(current?.containerStatuses?.[0]?.ready).toBe(true);
     expect(current?.conditions?.map((c) => [c.type, c.status])).toEqual([

@@ -21,22 +21,33 @@ async function getNode(router: ReturnType<typeof createRouter>): Promise<Node> {
   }
 }
 
+type Options = Parameters<typeof createKubeletNodeStatus>[0];
+
+function nodeStatusOf(overrides: Partial<Options>): ReturnType<typeof createKubeletNodeStatus> {
+  return createKubeletNodeStatus({
+    nodeName: 'node-a',
+    getNodeIPs: () => ['192.168.1.10'],
+    kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0',
+    maxPods: 110,
+    maxImages: 50,
+    kubeletPort: 0,
+    containerManager: { getNodeAllocatable: () => undefined },
+    eviction: new FakeEvictionManager(),
+    cri: { runtime: new FakeRuntimeService(), image: new FakeImageService() },
+    hostInfo: async () => host,
+    logger: new RecordingLogger(),
+    ...overrides,
+  });
+}
+
 describe('GET /node', () => {
   it('serves the v1 Node: the eviction conditions, addresses, capacity and allocatable, versions and images', async () => {
     const image = new FakeImageService({ images: [{ ref: 'busybox:1.36', size: 4_400_000 }] });
     const allocatable = { capacity: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }, allocatable: { cpuMilli: 3800, memoryBytes: 7 * 1024 ** 3 } };
-    const nodeStatus = createKubeletNodeStatus({
-      nodeName: 'node-a',
-      getNodeIPs: () => ['192.168.1.10'],
-      kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0',
-      maxPods: 110,
-      maxImages: 50,
-      kubeletPort: 0,
+    const nodeStatus = nodeStatusOf({
       containerManager: { getNodeAllocatable: () => allocatable as never },
       eviction: new FakeEvictionManager({ conditions: ['MemoryPressure'] }),
       cri: { runtime: new FakeRuntimeService({ runtimeName: 'containerd', runtimeVersion: '1.6.20' }), image },
-      hostInfo: async () => host,
-      logger: new RecordingLogger(),
     });
     const router = createRouter();
     installNodeRoute(router, nodeStatus);
@@ -61,19 +72,7 @@ describe('GET /node', () => {
 
   it('shows the machine capacity until the cgroup manager computed allocatable, and asks the runtime its version once', async () => {
     const runtime = new FakeRuntimeService();
-    const nodeStatus = createKubeletNodeStatus({
-      nodeName: 'node-a',
-      getNodeIPs: () => ['10.0.0.1'],
-      kubeletVersion: 'v1',
-      maxPods: 10,
-      maxImages: 50,
-      kubeletPort: 0,
-      containerManager: { getNodeAllocatable: () => undefined },
-      eviction: new FakeEvictionManager(),
-      cri: { runtime, image: new FakeImageService() },
-      hostInfo: async () => host,
-      logger: new RecordingLogger(),
-    });
+    const nodeStatus = nodeStatusOf({ maxPods: 10, cri: { runtime, image: new FakeImageService() } });
     const first = await nodeStatus.getNode();
     await nodeStatus.getNode();
     expect(first.status?.capacity?.['pods']).toBe('10');
