@@ -25,6 +25,8 @@ step "typecheck"
 npx turbo run typecheck --output-logs=errors-only --continue || status=1
 step "lint"
 npx eslint . || status=1
+step "layer rules (dependency-cruiser)"
+npm run --silent check:layers || status=1
 step "published shape (publint, attw)"
 npx turbo run check:publish --output-logs=errors-only --continue || status=1
 
