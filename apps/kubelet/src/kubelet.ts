@@ -25,7 +25,7 @@ import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager }
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
 import { createKubeletContainerLogManager } from './internal/container-logs.js';
-import { createKubeletEvictionManager, evictionMonitoringIntervalMs } from './internal/eviction.js';
+import { createKubeletEvictionManager, evictionAdmitHandler, evictionMonitoringIntervalMs } from './internal/eviction.js';
 import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { createKubeletNodeStatus } from './internal/node-status.js';
@@ -233,7 +233,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     logger: logger.child({ component: 'stats' }),
   });
   // Eviction (eviction-manager): fresh summaries every evictionMonitoringPeriod; reclaim through container and image GC,
-  // then one pod per cycle through the lifecycle; joins pod admission; its pressure conditions are the node's.
+  // then one pod per cycle through the lifecycle; it joins pod admission; its pressure conditions are the node's.
   const eviction = createKubeletEvictionManager({
     config,
     evictStaticPods: flags.evictStaticPods,
@@ -245,6 +245,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     clock,
     logger: logger.child({ component: 'eviction' }),
   });
+  lifecycle.addPodAdmitHandler(evictionAdmitHandler(eviction));
   // Node status (node-status): the v1 Node from the node IPs, cgroup-manager's allocatable, CRI and eviction's conditions.
   const nodeStatus = createKubeletNodeStatus({
     nodeName: ctx.node.nodeName,

@@ -3,7 +3,7 @@ import { newPod } from '@kubelet-ts/api/testing';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import type { EvictPodRequest, PodAdmitHandler } from '@kubelet-ts/pod-lifecycle';
 import { FakeSummaryProvider, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
-import { createKubeletEvictionManager, evictionConfigFrom, evictionMonitoringIntervalMs } from './eviction.js';
+import { createKubeletEvictionManager, evictionAdmitHandler, evictionConfigFrom, evictionMonitoringIntervalMs } from './eviction.js';
 
 const Gi = 1024 ** 3;
 const base = {
@@ -73,7 +73,7 @@ describe('kubelet eviction wiring', () => {
       clock,
       logger: new RecordingLogger(),
     });
-    expect(lifecycle.handlers).toHaveLength(1);
+    lifecycle.addPodAdmitHandler(evictionAdmitHandler(manager));
     await manager.synchronize();
     expect(lifecycle.evicted.map((e) => [e.uid, e.request.reason, e.request.gracePeriodSeconds])).toEqual([['uid-be', 'Evicted', 1]]);
     expect(lifecycle.handlers[0]?.admit({ pod: newPod({ name: 'be2' }), otherPods: [] })).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });

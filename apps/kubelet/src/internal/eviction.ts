@@ -3,7 +3,7 @@ import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
 import type { EvictionConfig, EvictionManager } from '@kubelet-ts/eviction-manager';
 import { DEFAULT_MONITORING_INTERVAL_MS, createEvictionManager } from '@kubelet-ts/eviction-manager';
-import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import type { PodAdmitHandler, PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 
@@ -36,7 +36,7 @@ export interface KubeletEvictionOptions {
   /** --evict-static-pods (kubelet-ts extension). */
   evictStaticPods: boolean;
   summaryProvider: Pick<SummaryProvider, 'get'>;
-  lifecycle: Pick<PodLifecycle, 'getActivePods' | 'evictPod' | 'podResourcesAreReclaimed' | 'addPodAdmitHandler' | 'getPods' | 'sourcesReady'>;
+  lifecycle: Pick<PodLifecycle, 'getActivePods' | 'evictPod' | 'podResourcesAreReclaimed' | 'getPods' | 'sourcesReady'>;
   /** Container GC of the runtime: under disk pressure every dead container goes (upstream DeleteAllUnusedContainers). */
   runtime: Pick<ContainerRuntime, 'garbageCollect'>;
   /** Image GC's deleteUnusedImages. */
@@ -48,8 +48,8 @@ export interface KubeletEvictionOptions {
 
 /**
  * The eviction manager as the kubelet runs it: stats from the summary provider, pods and kills
- * through the pod lifecycle (whose admission it joins, upstream AddPodAdmitHandler), node-level
- * reclaim through container GC and image GC.
+ * through the pod lifecycle, node-level reclaim through container GC and image GC. The wiring adds
+ * `evictionAdmitHandler(manager)` to the lifecycle's admission.
  */
 export function createKubeletEvictionManager(options: KubeletEvictionOptions): EvictionManager {
   const { lifecycle } = options;
@@ -70,6 +70,10 @@ export function createKubeletEvictionManager(options: KubeletEvictionOptions): E
     clock: options.clock,
     logger: options.logger,
   });
-  lifecycle.addPodAdmitHandler({ admit: ({ pod }) => manager.admit(pod) });
   return manager;
+}
+
+/** The eviction manager as an admit handler (upstream AddPodAdmitHandler(evictionAdmitHandler)): new pods refused under pressure. */
+export function evictionAdmitHandler(manager: Pick<EvictionManager, 'admit'>): PodAdmitHandler {
+  return { admit: ({ pod }) => manager.admit(pod) };
 }
