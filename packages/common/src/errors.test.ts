@@ -1,5 +1,5 @@
 import type * as ErrorsModule from './errors.js';
-import { defineError, errorMessage } from './index.js';
+import { UsageError, defineError, errorMessage } from './index.js';
 
 type WidgetCode = 'BROKEN' | 'MISSING';
 
@@ -94,5 +94,14 @@ describe('defineError', () => {
     // A different name stays a different error, also across copies.
     const Other = copy.defineError<WidgetCode>('OtherError', { defaultCode: 'BROKEN' });
     expect(new Other('BROKEN', 'x') instanceof WidgetError).toBe(false);
+  });
+});
+
+describe('UsageError', () => {
+  it('is the one error of a command line that does not parse, for every CLI', () => {
+    const err = new UsageError('USAGE', 'unknown flag --bogus');
+    expect(err).toMatchObject({ name: 'UsageError', code: 'USAGE', message: 'unknown flag --bogus' });
+    expect(UsageError.is(err)).toBe(true);
+    expect(UsageError.is(new Error('unknown flag --bogus'))).toBe(false);
   });
 });

@@ -79,3 +79,9 @@ export type CommonErrorCode =
 
 /** The one error class of @kubelet-ts/common. */
 export class CommonError extends defineError<CommonErrorCode>('CommonError', { defaultCode: 'INVALID_DURATION' }) {}
+
+/**
+ * A command line that does not parse (unknown flag, missing value): the CLIs of kubelet-ts
+ * (crictl-ts, kubelet-ts-logs) print its message with a hint and exit with status 2.
+ */
+export class UsageError extends defineError<'USAGE'>('UsageError', { defaultCode: 'USAGE' }) {}

@@ -9,6 +9,7 @@ export { EventType, noopEventRecorder } from './events.js';
 export type { EventRecorder, ObjectReference } from './events.js';
 export { DEFAULT_BUCKETS, noopMetrics } from './metrics.js';
 export type { Counter, Gauge, Histogram, HistogramOptions, Labels, MetricArgs, MetricOptions, Metrics } from './metrics.js';
-export { CommonError, defineError } from './errors.js';
+export { CommonError, UsageError, defineError } from './errors.js';
 export type { CodedError, CodedErrorClass, CommonErrorCode, ErrorCauseOptions } from './errors.js';
 export { formatGoDuration, goDurationError, normalizeGoDuration, parseGoDuration } from './duration.js';
+export { parseCommandLine } from './cli.js';

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CgroupFs } from '../cgroup-fs.js';
-import { errnoCode } from '../internal/fs.js';
+import { errnoCode, nodeCgroupFs } from '../internal/fs.js';
 
 export type FakeTreeMode = 'v1' | 'v2';
 
@@ -183,17 +183,9 @@ export async function createFakeCgroupTree(options: FakeCgroupTreeOptions): Prom
       if (procs !== '') throw Object.assign(new Error(`EBUSY: rmdir '${path}'`), { code: 'EBUSY' });
       await fsp.rm(path, { recursive: true });
     },
-    async subdirs(path) {
-      const entries = await fsp.readdir(path, { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-    },
-    async isDir(path) {
-      try {
-        return (await fsp.stat(path)).isDirectory();
-      } catch {
-        return false;
-      }
-    },
+    // Listing and stat behave as on a real cgroupfs.
+    subdirs: nodeCgroupFs.subdirs,
+    isDir: nodeCgroupFs.isDir,
   };
 
   const tree: FakeCgroupTree = {

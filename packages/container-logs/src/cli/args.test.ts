@@ -1,3 +1,4 @@
+import { UsageError } from '@kubelet-ts/common';
 import { DEFAULT_RUNTIME_ENDPOINT, parseLogsArgs } from './args.js';
 
 describe('parseLogsArgs', () => {
@@ -50,6 +51,7 @@ describe('--since', () => {
     expect(since('1.5s')).toBe(2);
     expect(since('.5s')).toBe(1);
     expect(since('1500μs')).toBe(1);
+    expect(() => since('')).toThrow(UsageError);
     expect(() => since('')).toThrow('invalid duration');
     expect(() => since('5d')).toThrow('invalid duration');
     expect(() => since('0')).toThrow('--since must be greater than 0');

@@ -1,5 +1,5 @@
 // Flags of `kubelet-ts-logs`: turned into v1.PodLogOptions and validated with the same zod schema as HTTP input.
-import { goDurationError, parseGoDuration } from '@kubelet-ts/common';
+import { UsageError, goDurationError, parseGoDuration } from '@kubelet-ts/common';
 import { parsePodLogOptions } from '../options.js';
 import type { PodLogOptions } from '../options.js';
 
@@ -22,10 +22,6 @@ Flags:
                              default ${DEFAULT_RUNTIME_ENDPOINT})
   -h, --help                 Show this help
 `;
-
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 export interface LogsArgs {
   help: boolean;
@@ -55,15 +51,15 @@ const BOOL_FLAGS = new Map([
 
 /** `--since`: a Go duration (@kubelet-ts/common's parser) greater than 0, in milliseconds. */
 function sinceMs(text: string): number {
-  if (goDurationError(text) !== undefined) throw new UsageError(`invalid duration ${JSON.stringify(text)} (e.g. 10s, 5m, 1h30m)`);
+  if (goDurationError(text) !== undefined) throw new UsageError('USAGE', `invalid duration ${JSON.stringify(text)} (e.g. 10s, 5m, 1h30m)`);
   const ms = parseGoDuration(text);
   // kubectl logs: "--since must be greater than 0".
-  if (ms <= 0) throw new UsageError(`--since must be greater than 0, got ${JSON.stringify(text)}`);
+  if (ms <= 0) throw new UsageError('USAGE', `--since must be greater than 0, got ${JSON.stringify(text)}`);
   return ms;
 }
 
 function integer(flag: string, value: string): number {
-  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${flag} must be an integer, got ${JSON.stringify(value)}`);
+  if (!/^-?\d+$/.test(value)) throw new UsageError('USAGE', `--${flag} must be an integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -82,13 +78,13 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
       const boolFlag = BOOL_FLAGS.get(name);
       if (valueFlag !== undefined) {
         const value = eq < 0 ? argv[++i] : body.slice(eq + 1);
-        if (value === undefined) throw new UsageError(`flag --${valueFlag} needs a value`);
+        if (value === undefined) throw new UsageError('USAGE', `flag --${valueFlag} needs a value`);
         values[valueFlag] = value;
       } else if (boolFlag !== undefined) {
-        if (eq >= 0) throw new UsageError(`flag --${boolFlag} takes no value`);
+        if (eq >= 0) throw new UsageError('USAGE', `flag --${boolFlag} takes no value`);
         bools.add(boolFlag);
       } else {
-        throw new UsageError(`unknown flag ${arg}`);
+        throw new UsageError('USAGE', `unknown flag ${arg}`);
       }
       continue;
     }
@@ -96,8 +92,8 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
   }
   const endpoint = values['runtime-endpoint'] ?? nonEmpty(env.KUBELET_TS_CRI_ENDPOINT) ?? nonEmpty(env.CONTAINER_RUNTIME_ENDPOINT) ?? DEFAULT_RUNTIME_ENDPOINT;
   if (bools.has('help') || positionals.length === 0) return { help: true, containerId: '', endpoint, options: {} };
-  if (positionals[0] !== 'logs') throw new UsageError(`unknown command ${JSON.stringify(positionals[0])}`);
-  if (positionals.length !== 2) throw new UsageError('"logs" takes exactly one container ID');
+  if (positionals[0] !== 'logs') throw new UsageError('USAGE', `unknown command ${JSON.stringify(positionals[0])}`);
+  if (positionals.length !== 2) throw new UsageError('USAGE', '"logs" takes exactly one container ID');
   const raw: Record<string, unknown> = {};
   if (bools.has('follow')) raw.follow = true;
   if (bools.has('timestamps')) raw.timestamps = true;
@@ -114,7 +110,7 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
   try {
     options = parsePodLogOptions(raw);
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/tailLines/g, '--tail').replace(/limitBytes/g, '--limit-bytes').replace(/sinceSeconds/g, '--since').replace(/sinceTime/g, '--since-time'));
+    throw new UsageError('USAGE', (err as Error).message.replace(/tailLines/g, '--tail').replace(/limitBytes/g, '--limit-bytes').replace(/sinceSeconds/g, '--since').replace(/sinceTime/g, '--since-time'));
   }
   return { help: false, containerId: positionals[1] ?? '', endpoint, options };
 }

@@ -1,21 +1,14 @@
 #!/usr/bin/env node
 // kubelet-ts-logs: prints a container's CRI log (rotated files included), like `kubectl logs` on the node.
-import { systemClock } from '@kubelet-ts/common';
+import { parseCommandLine, systemClock } from '@kubelet-ts/common';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import { parseLogsArgs, UsageError } from './args.js';
+import { parseLogsArgs } from './args.js';
 import { runLogsCommand } from './logs-command.js';
 
 async function main(): Promise<number> {
-  let args;
-  try {
-    args = parseLogsArgs(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`kubelet-ts-logs: ${err.message}\nRun "kubelet-ts-logs --help" for usage.`);
-      return 2;
-    }
-    throw err;
-  }
+  const parsed = parseCommandLine('kubelet-ts-logs', () => parseLogsArgs(process.argv.slice(2), process.env), console.error);
+  if (!parsed.ok) return parsed.exitCode;
+  const args = parsed.args;
   const client = createCriClient({ endpoint: args.endpoint });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());

@@ -1,4 +1,5 @@
-import { DEFAULT_RUNTIME_ENDPOINT, labelSelector, parseArgs, UsageError } from './args.js';
+import { UsageError } from '@kubelet-ts/common';
+import { DEFAULT_RUNTIME_ENDPOINT, labelSelector, parseArgs } from './args.js';
 
 describe('parseArgs', () => {
   it('takes global flags before or after the command, with the env endpoint as fallback', () => {

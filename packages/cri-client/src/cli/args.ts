@@ -1,4 +1,5 @@
 // Argument parsing for crictl-ts: global flags, one command, its flags, positionals, and `--` passthrough.
+import { UsageError } from '@kubelet-ts/common';
 
 export const COMMANDS = ['pods', 'ps', 'images', 'inspect', 'inspectp', 'exec', 'logs', 'pull', 'rmi', 'stats', 'info', 'version', 'help'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -20,10 +21,6 @@ export interface ParsedArgs {
   /** Command flags by long name; booleans are true, repeated `--label` accumulates. */
   flags: Record<string, string | boolean | string[]>;
   positionals: string[];
-}
-
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 interface FlagSpec {
@@ -117,7 +114,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if (arg === '--') {
-      if (command === undefined) throw new UsageError('"--" before a command');
+      if (command === undefined) throw new UsageError('USAGE', '"--" before a command');
       positionals.push(...argv.slice(i + 1));
       break;
     }
@@ -129,10 +126,10 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
     if (arg.startsWith('-') && arg !== '-') {
       const { name, inlineValue } = splitFlag(arg);
       const spec = findFlag(command === undefined ? [] : COMMAND_FLAGS[command], name) ?? findFlag(GLOBAL_FLAGS, name);
-      if (spec === undefined) throw new UsageError(`unknown flag ${arg}${command === undefined ? '' : ` for "${command}"`}`);
+      if (spec === undefined) throw new UsageError('USAGE', `unknown flag ${arg}${command === undefined ? '' : ` for "${command}"`}`);
       const target = command !== undefined && findFlag(COMMAND_FLAGS[command], name) !== undefined ? flags : globalValues;
       if (!spec.takesValue) {
-        if (inlineValue !== undefined) throw new UsageError(`flag --${spec.name} takes no value`);
+        if (inlineValue !== undefined) throw new UsageError('USAGE', `flag --${spec.name} takes no value`);
         target[spec.name] = true;
         continue;
       }
@@ -141,7 +138,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
         value = argv[i + 1];
         i += 1;
       }
-      if (value === undefined) throw new UsageError(`flag --${spec.name} needs a value`);
+      if (value === undefined) throw new UsageError('USAGE', `flag --${spec.name} needs a value`);
       if (spec.repeatable === true) {
         const previous = target[spec.name];
         target[spec.name] = [...(Array.isArray(previous) ? previous : []), value];
@@ -151,7 +148,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
       continue;
     }
     if (command === undefined) {
-      if (!(COMMANDS as readonly string[]).includes(arg)) throw new UsageError(`unknown command "${arg}"`);
+      if (!(COMMANDS as readonly string[]).includes(arg)) throw new UsageError('USAGE', `unknown command "${arg}"`);
       command = arg as CommandName;
     } else {
       positionals.push(arg);
@@ -160,12 +157,12 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
 
   if (globalValues.help === true || command === undefined) command = 'help';
   const output = stringValue(globalValues.output);
-  if (output !== undefined && output !== 'table' && output !== 'json') throw new UsageError(`--output must be "table" or "json", got "${output}"`);
+  if (output !== undefined && output !== 'table' && output !== 'json') throw new UsageError('USAGE', `--output must be "table" or "json", got "${output}"`);
   const timeout = stringValue(globalValues.timeout);
   let timeoutSeconds: number | undefined;
   if (timeout !== undefined) {
     timeoutSeconds = Number(timeout.replace(/s$/, ''));
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds, got "${timeout}"`);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('USAGE', `--timeout must be a positive number of seconds, got "${timeout}"`);
   }
   const parsed: ParsedArgs = {
     global: {
@@ -184,7 +181,7 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
 
 function validate(args: ParsedArgs): void {
   const need = (count: number, what: string): void => {
-    if (args.positionals.length < count) throw new UsageError(`"${args.command}" needs ${what}`);
+    if (args.positionals.length < count) throw new UsageError('USAGE', `"${args.command}" needs ${what}`);
   };
   switch (args.command) {
     case 'inspect':
@@ -196,7 +193,7 @@ function validate(args: ParsedArgs): void {
       break;
     case 'logs':
       need(1, 'a container ID');
-      if (args.positionals.length > 1) throw new UsageError('"logs" takes exactly one container ID');
+      if (args.positionals.length > 1) throw new UsageError('USAGE', '"logs" takes exactly one container ID');
       break;
     case 'pull':
       need(1, 'an image reference');
@@ -208,13 +205,13 @@ function validate(args: ParsedArgs): void {
       break;
   }
   const tail = args.flags.tail;
-  if (typeof tail === 'string' && !/^-?\d+$/.test(tail)) throw new UsageError(`--tail must be an integer, got "${tail}"`);
+  if (typeof tail === 'string' && !/^-?\d+$/.test(tail)) throw new UsageError('USAGE', `--tail must be an integer, got "${tail}"`);
   const creds = args.flags.creds;
-  if (typeof creds === 'string' && !creds.includes(':')) throw new UsageError('--creds must be USERNAME:PASSWORD');
+  if (typeof creds === 'string' && !creds.includes(':')) throw new UsageError('USAGE', '--creds must be USERNAME:PASSWORD');
   const execTimeout = args.flags.timeout;
-  if (typeof execTimeout === 'string' && !/^\d+$/.test(execTimeout)) throw new UsageError(`--timeout must be whole seconds, got "${execTimeout}"`);
+  if (typeof execTimeout === 'string' && !/^\d+$/.test(execTimeout)) throw new UsageError('USAGE', `--timeout must be whole seconds, got "${execTimeout}"`);
   for (const label of asArray(args.flags.label)) {
-    if (!label.includes('=')) throw new UsageError(`--label must be KEY=VALUE, got "${label}"`);
+    if (!label.includes('=')) throw new UsageError('USAGE', `--label must be KEY=VALUE, got "${label}"`);
   }
 }
 

@@ -1,22 +1,15 @@
 #!/usr/bin/env node
 // crictl-ts: a small crictl for debugging kubelet-ts against a CRI runtime.
-import { systemClock } from '@kubelet-ts/common';
+import { parseCommandLine, systemClock } from '@kubelet-ts/common';
 import { createCriClient } from '../client.js';
 import { CriError } from '../errors.js';
-import { parseArgs, UsageError } from './args.js';
+import { parseArgs } from './args.js';
 import { runCommand } from './commands.js';
 
 async function main(): Promise<number> {
-  let args;
-  try {
-    args = parseArgs(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`crictl-ts: ${err.message}\nRun "crictl-ts --help" for usage.`);
-      return 2;
-    }
-    throw err;
-  }
+  const parsed = parseCommandLine('crictl-ts', () => parseArgs(process.argv.slice(2), process.env), console.error);
+  if (!parsed.ok) return parsed.exitCode;
+  const args = parsed.args;
   const client = createCriClient({
     endpoint: args.global.runtimeEndpoint,
     ...(args.global.imageEndpoint === undefined ? {} : { imageEndpoint: args.global.imageEndpoint }),
