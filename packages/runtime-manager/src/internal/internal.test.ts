@@ -38,6 +38,8 @@ describe('CRI log reading', () => {
 
   it('joins partial lines and drops the CRI framing', () => {
     expect(parseCriLog('2026-01-01T00:00:00Z stdout P ab\n2026-01-01T00:00:00Z stdout F cd\n2026-01-01T00:00:00Z stderr F \nbroken\n')).toEqual(['abcd', '']);
+    // Tagged records ("P:x") and lines without a valid timestamp, as cri-client's parser reads them.
+    expect(parseCriLog('2026-01-01T00:00:00Z stdout P:x ab\n2026-01-01T00:00:00Z stdout F:x cd\nyesterday stdout F ef\n')).toEqual(['abcd']);
   });
 
   it('keeps the last 80 lines, at most 2 KiB', async () => {

@@ -1,4 +1,6 @@
 import { open } from 'node:fs/promises';
+import { parseCriLogLine } from '@kubelet-ts/cri-client';
+import type { CriLogRecord } from '@kubelet-ts/cri-client';
 
 /** Upstream limits for termination messages (kubecontainer.MaxContainerTerminationMessage*). */
 export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
@@ -35,21 +37,22 @@ async function readFileTail(path: string, maxBytes: number): Promise<Buffer> {
 }
 
 /**
- * Parses CRI log lines ("<RFC3339Nano> <stdout|stderr> <P|F> <content>") into the container's
- * output, joining partial ('P') lines. Lines that do not parse are skipped.
+ * The container's output from CRI log lines (cri-client's parser), joining partial ('P') records
+ * in file order as upstream's ReadLogs writes them. Lines that do not parse are skipped.
  */
 export function parseCriLog(text: string): string[] {
   const lines: string[] = [];
   let partial = '';
   for (const raw of text.split('\n')) {
     if (raw === '') continue;
-    const first = raw.indexOf(' ');
-    const second = first < 0 ? -1 : raw.indexOf(' ', first + 1);
-    if (second < 0) continue;
-    const third = raw.indexOf(' ', second + 1);
-    const tag = third < 0 ? raw.slice(second + 1) : raw.slice(second + 1, third);
-    const content = third < 0 ? '' : raw.slice(third + 1);
-    if (tag === 'P') {
+    let record: CriLogRecord;
+    try {
+      record = parseCriLogLine(raw);
+    } catch {
+      continue;
+    }
+    const content = record.content.toString('utf8');
+    if (record.partial) {
       partial += content;
       continue;
     }
