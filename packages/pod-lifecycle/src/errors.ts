@@ -3,22 +3,22 @@ import { defineError } from '@kubelet-ts/common';
 /** Stable error codes of @kubelet-ts/pod-lifecycle. */
 export type PodLifecycleErrorCode =
   /** A sync step of one pod failed; the pod worker retries it with back-off. */
-  | 'SyncFailed'
+  | 'SYNC_FAILED'
   /** Killing a pod failed or left containers running. */
-  | 'KillFailed'
+  | 'KILL_FAILED'
   /** Building a container's environment failed (upstream CreateContainerConfigError). */
-  | 'CreateContainerConfigError'
+  | 'CREATE_CONTAINER_CONFIG_ERROR'
   /** A volume could not be prepared or is of a type not supported yet. */
-  | 'VolumeError'
+  | 'VOLUME_ERROR'
   /** A pod directory or kubelet-managed file could not be written or removed. */
-  | 'PodDirError'
+  | 'POD_DIR_ERROR'
   /** The pod's cgroup could not be created, updated or removed (see the `podCgroups` hook). */
-  | 'PodCgroupError'
+  | 'POD_CGROUP_ERROR'
   /** The wait was aborted through its AbortSignal. */
-  | 'Aborted';
+  | 'ABORTED';
 
 /** The one error class of this package: a stable `code`, a message, and the `cause` when there is one. */
-export class PodLifecycleError extends defineError<PodLifecycleErrorCode>('PodLifecycleError', { defaultCode: 'SyncFailed' }) {
+export class PodLifecycleError extends defineError<PodLifecycleErrorCode>('PodLifecycleError', { defaultCode: 'SYNC_FAILED' }) {
   /** When the failure is a back-off with a known end: retry after this long rather than the generic error back-off. */
   readonly retryAfterMs?: number;
 
@@ -26,9 +26,4 @@ export class PodLifecycleError extends defineError<PodLifecycleErrorCode>('PodLi
     super(code, message, options);
     if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
-}
-
-/** True when `err` is a PodLifecycleError (with the given code, when one is given): `PodLifecycleError.is`. */
-export function isPodLifecycleError(err: unknown, code?: PodLifecycleErrorCode): err is PodLifecycleError {
-  return PodLifecycleError.is(err, code);
 }

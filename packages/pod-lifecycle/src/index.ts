@@ -1,4 +1,4 @@
-export { PodLifecycleError, isPodLifecycleError } from './errors.js';
+export { PodLifecycleError } from './errors.js';
 export type { PodLifecycleErrorCode } from './errors.js';
 export { createPodWorkers } from './pod-workers.js';
 export type {

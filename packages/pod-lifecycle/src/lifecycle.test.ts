@@ -549,7 +549,7 @@ describe('pod lifecycle: admission and eviction', () => {
 
   it('evictPod of an unknown pod rejects with KillFailed', async () => {
     const h = start();
-    await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({ code: 'KillFailed' });
+    await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({ code: 'KILL_FAILED' });
   });
 });
 

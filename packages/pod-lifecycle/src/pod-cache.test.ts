@@ -1,5 +1,5 @@
 import { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
-import { isPodLifecycleError } from './errors.js';
+import { PodLifecycleError } from './errors.js';
 
 describe('pod status cache', () => {
   it('answers at once with an entry newer than the minimum time', async () => {
@@ -41,6 +41,6 @@ describe('pod status cache', () => {
     const waiting = cache.getNewerThan('b', 1, controller.signal);
     controller.abort(new Error('stop'));
     const err: unknown = await waiting.catch((e: unknown) => e);
-    expect(isPodLifecycleError(err, 'Aborted')).toBe(true);
+    expect(PodLifecycleError.is(err, 'ABORTED')).toBe(true);
   });
 });

@@ -88,12 +88,12 @@ export function createPodStatusCache(): PodStatusCache {
       }
       return new Promise<RuntimePodStatus>((resolve, reject) => {
         if (signal?.aborted === true) {
-          reject(new PodLifecycleError('Aborted', 'waiting for a newer pod status was aborted', { cause: signal.reason }));
+          reject(new PodLifecycleError('ABORTED', 'waiting for a newer pod status was aborted', { cause: signal.reason }));
           return;
         }
         const onAbort = (): void => {
           waiters.get(uid)?.delete(waiter);
-          reject(new PodLifecycleError('Aborted', 'waiting for a newer pod status was aborted', { cause: signal?.reason }));
+          reject(new PodLifecycleError('ABORTED', 'waiting for a newer pod status was aborted', { cause: signal?.reason }));
         };
         const waiter: Waiter = {
           minTimeMs,

@@ -272,7 +272,7 @@ describe('pod workers', () => {
     const h = harness();
     const pod = makePod();
     h.cache.updateTime(h.clock.now());
-    h.syncer.failNext = new PodLifecycleError('SyncFailed', 'back-off 10s restarting failed container', { retryAfterMs: 7_000 });
+    h.syncer.failNext = new PodLifecycleError('SYNC_FAILED', 'back-off 10s restarting failed container', { retryAfterMs: 7_000 });
     h.workers.updatePod({ updateType: 'create', pod });
     await h.workers.whenIdle();
     expect(h.requeued).toEqual([{ uid: pod.metadata.uid, delayMs: 7_050 }]);

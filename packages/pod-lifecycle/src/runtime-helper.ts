@@ -68,7 +68,7 @@ export function createRuntimeHelper(deps: RuntimeHelperDeps): RuntimeHelper {
       return parseResolvConf(await readFile(resolvConf, 'utf8'));
     } catch (err) {
       // Upstream fails sandbox creation when the configured file cannot be read.
-      throw new PodLifecycleError('PodDirError', `failed to read resolv.conf ${JSON.stringify(resolvConf)}: ${errorMessage(err)}`);
+      throw new PodLifecycleError('POD_DIR_ERROR', `failed to read resolv.conf ${JSON.stringify(resolvConf)}: ${errorMessage(err)}`);
     }
   };
 
@@ -110,7 +110,7 @@ export function createRuntimeHelper(deps: RuntimeHelperDeps): RuntimeHelper {
         try {
           await ensureHostsFile(hostsPath, managedHostsFileContent(podIPs, hostname, domain, pod.spec.hostAliases ?? []));
         } catch (err) {
-          throw new PodLifecycleError('PodDirError', `failed to write ${hostsPath}: ${errorMessage(err)}`);
+          throw new PodLifecycleError('POD_DIR_ERROR', `failed to write ${hostsPath}: ${errorMessage(err)}`);
         }
         mounts.push({ containerPath: '/etc/hosts', hostPath: hostsPath, readOnly: false, selinuxRelabel: true });
       }

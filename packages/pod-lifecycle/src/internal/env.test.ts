@@ -1,6 +1,6 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { makePod } from '../testing/make-pod.js';
-import { isPodLifecycleError } from '../errors.js';
+import { PodLifecycleError } from '../errors.js';
 import { makeEnvironmentVariables } from './env.js';
 import type { ConfigMapSecretSource, EnvContext } from './env.js';
 
@@ -109,7 +109,7 @@ describe('makeEnvironmentVariables', () => {
 
   it('rejects an unsupported fieldPath', async () => {
     const err = await errorOf(makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }] })));
-    expect(isPodLifecycleError(err, 'CreateContainerConfigError')).toBe(true);
+    expect(PodLifecycleError.is(err, 'CREATE_CONTAINER_CONFIG_ERROR')).toBe(true);
     expect((err as Error).message).toBe('unsupported fieldPath: spec.bogus');
   });
 
@@ -180,7 +180,7 @@ describe('makeEnvironmentVariables', () => {
       [{ secretKeyRef: { name: 'gone', key: 'k' } }, 'secret "gone" not found'],
     ])('fails with upstream messages: %j', async (valueFrom, message) => {
       const err = await errorOf(makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom }] }, undefined, { source })));
-      expect(isPodLifecycleError(err, 'CreateContainerConfigError')).toBe(true);
+      expect(PodLifecycleError.is(err, 'CREATE_CONTAINER_CONFIG_ERROR')).toBe(true);
       expect((err as Error).message).toBe(message);
     });
 

@@ -27,7 +27,7 @@ export interface EnvContext {
   source: ConfigMapSecretSource | undefined;
 }
 
-const configError = (message: string): PodLifecycleError => new PodLifecycleError('CreateContainerConfigError', message);
+const configError = (message: string): PodLifecycleError => new PodLifecycleError('CREATE_CONTAINER_CONFIG_ERROR', message);
 
 // The classic C-identifier-like rule for env var names (upstream IsEnvVarName before it was relaxed).
 const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;

@@ -13,7 +13,7 @@ export async function makePodDataDirs(rootDir: string, uid: string): Promise<voi
   try {
     for (const sub of ['volumes', 'plugins']) await mkdir(join(dir, sub), { recursive: true, mode: 0o750 });
   } catch (err) {
-    throw new PodLifecycleError('PodDirError', `failed to make pod data directories for pod ${uid}: ${String(err)}`, { cause: err });
+    throw new PodLifecycleError('POD_DIR_ERROR', `failed to make pod data directories for pod ${uid}: ${String(err)}`, { cause: err });
   }
 }
 
@@ -52,7 +52,7 @@ export async function removePodDir(rootDir: string, uid: string, mountPoints: ()
   const dir = podDir(rootDir, uid);
   const mounted = (await mountPoints()).filter((m) => m === dir || m.startsWith(dir + sep));
   if (mounted.length > 0) {
-    throw new PodLifecycleError('PodDirError', `orphaned pod ${JSON.stringify(uid)} found, but volumes are still mounted on disk: ${mounted.join(', ')}`);
+    throw new PodLifecycleError('POD_DIR_ERROR', `orphaned pod ${JSON.stringify(uid)} found, but volumes are still mounted on disk: ${mounted.join(', ')}`);
   }
   await rm(dir, { recursive: true, force: true });
 }

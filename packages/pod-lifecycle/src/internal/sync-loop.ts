@@ -129,7 +129,7 @@ export function createSyncLoop(o: SyncLoopOptions): SyncLoop {
   return {
     handlePodUpdate,
     async run(signal) {
-      if (started) throw new PodLifecycleError('SyncFailed', 'the pod lifecycle is already running');
+      if (started) throw new PodLifecycleError('SYNC_FAILED', 'the pod lifecycle is already running');
       started = true;
       logger.info('Starting kubelet main sync loop');
       const unwatch = o.pleg.watch(onPlegEvent);

@@ -36,7 +36,7 @@ export interface PodSyncerOptions {
 }
 
 interface SetupFailure {
-  code: 'PodCgroupError' | 'VolumeError';
+  code: 'POD_CGROUP_ERROR' | 'VOLUME_ERROR';
   /** The event's reason and message prefix (upstream's). */
   reason: string;
   event: string;
@@ -45,14 +45,14 @@ interface SetupFailure {
 }
 
 const CGROUP_FAILURE: SetupFailure = {
-  code: 'PodCgroupError',
+  code: 'POD_CGROUP_ERROR',
   reason: EventReason.FailedToCreatePodContainer,
   event: 'unable to ensure pod container exists',
   message: (pod) => `failed to ensure that the pod ${pod} cgroups exist and are correctly applied`,
 };
 
 const VOLUME_FAILURE: SetupFailure = {
-  code: 'VolumeError',
+  code: 'VOLUME_ERROR',
   reason: EventReason.FailedMountVolume,
   event: 'Unable to attach or mount volumes',
   message: (pod) => `unable to attach or mount volumes for pod ${pod}`,
@@ -100,7 +100,7 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
     // The failures of this sync show at once (upstream shows them one sync later).
     statusManager.setPodStatus(pod, generate(pod, runtimeStatus, false));
     if (result.error !== undefined) {
-      throw new PodLifecycleError('SyncFailed', `failed to sync pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, {
+      throw new PodLifecycleError('SYNC_FAILED', `failed to sync pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, {
         cause: result.error,
         ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
       });
@@ -117,12 +117,12 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       statusManager.setPodStatus(pod, generate(pod, runtimeStatus, false));
       const result = await runtime.killPod(pod, toRunningPodWithAllContainers(runtimeStatus), gracePeriodSeconds);
       if (result.error !== undefined) {
-        throw new PodLifecycleError('KillFailed', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
+        throw new PodLifecycleError('KILL_FAILED', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
       }
       const after = await runtime.getPodStatus(uid, pod.metadata.name, pod.metadata.namespace);
       const stillRunning = after.containers.filter((c) => c.state === 'running').map((c) => c.name);
       if (stillRunning.length > 0) {
-        throw new PodLifecycleError('KillFailed', `detected running containers after a successful KillPod: ${stillRunning.join(', ')}`);
+        throw new PodLifecycleError('KILL_FAILED', `detected running containers after a successful KillPod: ${stillRunning.join(', ')}`);
       }
       statusManager.setPodStatus(pod, generate(pod, after, true));
       logger.info('Pod termination stopped all running containers', { pod: podKey(pod), podUID: uid, gracePeriod: gracePeriodSeconds });
@@ -133,7 +133,7 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       logger.info('Killing orphaned pod found in the runtime', { pod: `${runningPod.namespace}/${runningPod.name}`, podUID: runningPod.uid });
       const result = await runtime.killPod(undefined, runningPod, gracePeriodSeconds);
       if (result.error !== undefined) {
-        throw new PodLifecycleError('KillFailed', `failed to kill orphaned pod ${JSON.stringify(runningPod.uid)}: ${result.error.message}`, { cause: result.error });
+        throw new PodLifecycleError('KILL_FAILED', `failed to kill orphaned pod ${JSON.stringify(runningPod.uid)}: ${result.error.message}`, { cause: result.error });
       }
     },
 
@@ -146,7 +146,7 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
         try {
           await o.podCgroups.destroy(pod.metadata.uid);
         } catch (err) {
-          throw new PodLifecycleError('PodCgroupError', `failed to remove the cgroup of pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`, { cause: err });
+          throw new PodLifecycleError('POD_CGROUP_ERROR', `failed to remove the cgroup of pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`, { cause: err });
         }
       }
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
