@@ -1,0 +1,63 @@
+import type { Pod } from '@kubelet-ts/api';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { noopLogger, systemClock } from '@kubelet-ts/common';
+import type { SummaryProvider } from '@kubelet-ts/stats';
+import { DEFAULT_MONITORING_INTERVAL_MS, DEFAULT_POD_CLEANUP_TIMEOUT_MS, DEFAULT_PRESSURE_TRANSITION_PERIOD_MS } from '../constants.js';
+import type { CriticalPodOptions } from '../critical.js';
+import { parseThresholdConfig } from '../thresholds.js';
+import type { EvictionThreshold } from '../thresholds.js';
+import type { EvictionManagerOptions, KillPodFn, NodeReclaimFn } from '../types.js';
+
+/**
+ * What every piece of the eviction manager works with (upstream: the fields of managerImpl), built
+ * once by createEvictionManager from its options.
+ */
+export interface EvictionContext {
+  readonly summaryProvider: Pick<SummaryProvider, 'get'>;
+  readonly getActivePods: () => Pod[];
+  readonly killPod: KillPodFn;
+  readonly podCleanedUp: (pod: Pod) => boolean;
+  /** Container GC, then image GC: the node-level reclaims that exist, in the order they run. */
+  readonly nodeReclaims: readonly NodeReclaimFn[];
+  readonly thresholds: readonly EvictionThreshold[];
+  readonly transitionPeriodMs: number;
+  readonly maxPodGraceSeconds: number;
+  readonly monitoringIntervalMs: number;
+  readonly podCleanupTimeoutMs: number;
+  /** Upstream LocalStorageCapacityIsolation. */
+  readonly localStorage: boolean;
+  readonly critical: CriticalPodOptions;
+  /** Whether imagefs is a separate filesystem; undefined: decided per summary. */
+  readonly dedicatedImageFs: boolean | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export function createEvictionContext(options: EvictionManagerOptions): EvictionContext {
+  const config = options.config ?? {};
+  return {
+    summaryProvider: options.summaryProvider,
+    getActivePods: options.getActivePods,
+    killPod: options.killPod,
+    podCleanedUp: options.podCleanedUp ?? ((): boolean => true),
+    nodeReclaims: [options.deleteDeadContainers, options.reclaimImages].filter((f): f is NodeReclaimFn => f !== undefined),
+    thresholds: parseThresholdConfig(config),
+    transitionPeriodMs: config.evictionPressureTransitionPeriodMs ?? DEFAULT_PRESSURE_TRANSITION_PERIOD_MS,
+    maxPodGraceSeconds: config.evictionMaxPodGracePeriodSeconds ?? 0,
+    monitoringIntervalMs: options.monitoringIntervalMs ?? DEFAULT_MONITORING_INTERVAL_MS,
+    podCleanupTimeoutMs: options.podCleanupTimeoutMs ?? DEFAULT_POD_CLEANUP_TIMEOUT_MS,
+    localStorage: options.localStorageCapacityIsolation ?? true,
+    critical: { evictStaticPods: options.evictStaticPods === true },
+    dedicatedImageFs: options.dedicatedImageFs,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? noopLogger,
+  };
+}
+
+/** The `pod` log key. */
+export function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+/** A summary request for the node alone. */
+export const NO_PODS: ReadonlySet<string> = new Set();
