@@ -1,5 +1,5 @@
 import { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';
-import { parseImageReference } from './image.js';
+import { isUntaggedImage, parseImageReference } from './image.js';
 import type { Pod } from './schemas.js';
 import { PodSchema } from './schemas.js';
 
@@ -52,6 +52,15 @@ describe('applyPodDefaults', () => {
 
   it('splits image references without mistaking a registry port for a tag', () => {
     expect(parseImageReference('localhost:5000/a/b:v1@sha256:ff')).toEqual({ repository: 'localhost:5000/a/b', tag: 'v1', digest: 'sha256:ff' });
+    expect(parseImageReference('localhost:5000/pause')).toEqual({ repository: 'localhost:5000/pause' });
+  });
+
+  it('keeps an empty tag or digest apart from a missing one (the runtime refuses "name:"), both untagged for the pull policy', () => {
+    expect(parseImageReference('nginx:')).toEqual({ repository: 'nginx', tag: '' });
+    expect(parseImageReference('nginx@')).toEqual({ repository: 'nginx', digest: '' });
+    expect(['nginx', 'nginx:', 'nginx@'].map((image) => isUntaggedImage(parseImageReference(image)))).toEqual([true, true, true]);
+    expect(['nginx:1', 'nginx@sha256:ff'].map((image) => isUntaggedImage(parseImageReference(image)))).toEqual([false, false]);
+    expect(defaultImagePullPolicy('nginx:')).toBe('Always');
   });
 
   it('defaults probes, ports, httpGet, and requests from limits in init and regular containers', () => {

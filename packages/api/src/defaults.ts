@@ -5,7 +5,7 @@ import {
   DEFAULT_TERMINATION_MESSAGE_PATH,
   DEFAULT_VOLUME_MODE,
 } from './constants.js';
-import { parseImageReference } from './image.js';
+import { isUntaggedImage, parseImageReference } from './image.js';
 import type { Container, HTTPGetAction, LifecycleHandler, Pod, Probe, Volume } from './schemas.js';
 import { VOLUME_SOURCE_KEYS } from './schemas.js';
 
@@ -33,7 +33,8 @@ export function applyPodDefaults(input: Pod): Pod {
 
 /** Pull policy upstream picks for an image: Always for ":latest" or no tag (and no digest), else IfNotPresent. */
 export function defaultImagePullPolicy(image: string): 'Always' | 'IfNotPresent' {
-  return parseImageReference(image).tag === 'latest' ? 'Always' : 'IfNotPresent';
+  const ref = parseImageReference(image);
+  return ref.tag === 'latest' || isUntaggedImage(ref) ? 'Always' : 'IfNotPresent';
 }
 
 function defaultContainer(container: Container, hostNetwork: boolean): void {

@@ -159,7 +159,7 @@ export type {
 } from './node.js';
 
 export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';
-export { parseImageReference } from './image.js';
+export { isUntaggedImage, parseImageReference } from './image.js';
 export type { ImageReference } from './image.js';
 export { validatePod } from './validation.js';
 export type { ValidationIssue } from './validation.js';

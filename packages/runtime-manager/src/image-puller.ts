@@ -1,5 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { defaultImagePullPolicy } from '@kubelet-ts/api';
+import { defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
@@ -61,30 +61,18 @@ export function applyDefaultImageTag(image: string): string {
   const invalid = (why: string): RuntimeManagerError =>
     new RuntimeManagerError('INVALID_IMAGE_NAME', `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`);
   if (image === '') throw invalid('invalid reference format');
-  let rest = image;
-  let digest = '';
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-    if (!DIGEST.test(digest)) throw invalid('invalid reference format');
-  }
-  let tag = '';
-  const colon = rest.lastIndexOf(':');
-  if (colon > rest.lastIndexOf('/')) {
-    tag = rest.slice(colon + 1);
-    rest = rest.slice(0, colon);
-    if (!TAG.test(tag)) throw invalid('invalid reference format');
-  }
-  const parts = rest.split('/');
+  const ref = parseImageReference(image);
+  if (ref.digest !== undefined && !DIGEST.test(ref.digest)) throw invalid('invalid reference format');
+  if (ref.tag !== undefined && !TAG.test(ref.tag)) throw invalid('invalid reference format');
+  const parts = ref.repository.split('/');
   const first = parts[0] ?? '';
   const hasDomain = parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost');
   if (hasDomain && !DOMAIN.test(first)) throw invalid('invalid reference format');
   const path = hasDomain ? parts.slice(1) : parts;
   if (path.length === 0 || path.some((p) => !PATH_COMPONENT.test(p))) {
-    throw invalid(/[A-Z]/.test(rest) ? 'invalid reference format: repository name must be lowercase' : 'invalid reference format');
+    throw invalid(/[A-Z]/.test(ref.repository) ? 'invalid reference format: repository name must be lowercase' : 'invalid reference format');
   }
-  return tag === '' && digest === '' ? `${image}:latest` : image;
+  return isUntaggedImage(ref) ? `${image}:latest` : image;
 }
 
 class PullAborted extends Error {}
