@@ -1,12 +1,11 @@
-import type { Pod } from '@kubelet-ts/api';
-import { podFullName } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { formatSourceError } from './errors.js';
 import { DEFAULT_CHECK_FREQUENCY_MS, DEFAULT_MAX_MANIFEST_BYTES } from './file-source.js';
+import { decodePodsBody, urlError } from './internal/decode-pods-body.js';
+import type { PodsBodyOrigin } from './internal/decode-pods-body.js';
 import { jsonEqual } from './internal/json.js';
-import { parseManifest } from './internal/manifest.js';
-import { decodeStaticPod } from './static-pod.js';
+import { readBody } from './internal/read-body.js';
 import type { EmitSourceEvent, PodSource, SourceContext, SourceError, StaticPodObjectReference } from './types.js';
 
 /** The subset of the fetch API the HTTP source uses, so tests and callers can inject their own. */
@@ -66,7 +65,8 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
         for (const e of errors) logger.error('Failed to read static pods from URL', { err: formatSourceError(e) });
         emit({ kind: 'error', errors });
       };
-      const error = (reason: string, path = ''): SourceError[] => [{ source: 'http', file: options.url, path, reason }];
+      const error = (reason: string): SourceError[] => urlError(options.url, reason);
+      const origin: PodsBodyOrigin = { url: options.url, nodeName: options.nodeName, allowedObjectReferences };
 
       const poll = async (): Promise<void> => {
         const controller = new AbortController();
@@ -102,7 +102,7 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
         }
         // Unchanged body: nothing to do (upstream short-circuits the same way).
         if (body === lastBody) return;
-        const result = decodeBody(body);
+        const result = decodePodsBody(body, origin);
         if (!result.ok) {
           fail(result.errors);
           return;
@@ -110,38 +110,6 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
         lastBody = body;
         lastErrors = [];
         emit({ kind: 'set', pods: result.pods });
-      };
-
-      const decodeBody = (body: string): { ok: true; pods: Pod[] } | { ok: false; errors: SourceError[] } => {
-        const parsed = parseManifest(body);
-        if (!parsed.ok) return { ok: false, errors: error(parsed.reason, parsed.path) };
-        const value = parsed.value;
-        const origin = { source: 'http' as const, location: options.url, nodeName: options.nodeName };
-        const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
-        if (kind === 'PodList') {
-          const items = (value as { items?: unknown }).items ?? [];
-          if (!Array.isArray(items)) return { ok: false, errors: error('Invalid value: expected an array of pods', 'items') };
-          const pods: Pod[] = [];
-          const errors: SourceError[] = [];
-          const names = new Set<string>();
-          items.forEach((item, i) => {
-            const decoded = decodeStaticPod(item, origin, { requireTypeMeta: false, allowedObjectReferences });
-            if (!decoded.ok) {
-              errors.push(...decoded.errors.map((e) => ({ ...e, path: e.path === '' ? `items[${i}]` : `items[${i}].${e.path}` })));
-              return;
-            }
-            const name = podFullName(decoded.pod);
-            if (names.has(name)) {
-              errors.push(...error(`Duplicate value ${JSON.stringify(decoded.pod.metadata.name)}`, `items[${i}].metadata.name`));
-              return;
-            }
-            names.add(name);
-            pods.push(decoded.pod);
-          });
-          return errors.length > 0 ? { ok: false, errors } : { ok: true, pods };
-        }
-        const decoded = decodeStaticPod(value, origin, { allowedObjectReferences });
-        return decoded.ok ? { ok: true, pods: [decoded.pod] } : decoded;
       };
 
       const tick = (): void => {
@@ -160,27 +128,4 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
       await polling;
     },
   };
-}
-
-async function readBody(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
-    throw new Error(`body of ${declared} bytes is over the limit of ${maxBytes} bytes`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new Error(`body is over the limit of ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
 }

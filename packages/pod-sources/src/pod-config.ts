@@ -1,16 +1,10 @@
 import type { Pod } from '@kubelet-ts/api';
-import {
-  ConfigFirstSeenAnnotationKey,
-  ConfigMirrorAnnotationKey,
-  ConfigSourceAnnotationKey,
-  podFullName,
-} from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { PodSourceError } from './errors.js';
 import { AsyncQueue } from './internal/async-queue.js';
-import { jsonEqual, rfc3339Nano } from './internal/json.js';
-import type { PodSource, PodUpdate, SourceError, SourceEvent, StaticPodObjectReference } from './types.js';
+import { createPodStorage } from './internal/pod-storage.js';
+import type { PodSource, PodUpdate, SourceError, StaticPodObjectReference } from './types.js';
 
 export interface PodConfigOptions {
   sources: PodSource[];
@@ -50,9 +44,6 @@ export interface PodConfig {
   close(): Promise<void>;
 }
 
-// Annotations the kubelet adds itself; changes to them are not changes of the pod.
-const LOCAL_ANNOTATIONS = [ConfigSourceAnnotationKey, ConfigMirrorAnnotationKey, ConfigFirstSeenAnnotationKey];
-
 /** Starts every source and merges their events. */
 export function createPodConfig(options: PodConfigOptions): PodConfig {
   const logger = options.logger ?? noopLogger;
@@ -64,8 +55,6 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
   }
 
   const queue = new AsyncQueue<PodUpdate>();
-  const storage = new Map<string, Map<string, Pod>>();
-  const seen = new Set<string>();
   const errorListeners = new Set<(error: SourceError) => void>();
   const controller = new AbortController();
   let resolveSeen!: () => void;
@@ -89,103 +78,19 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
       }
     }
   };
-
-  const merge = (source: string, event: SourceEvent): void => {
-    if (event.kind === 'error') {
-      reportErrors(event.errors);
-      return;
-    }
-    const adds: Pod[] = [];
-    const updates: Pod[] = [];
-    const deletes: Pod[] = [];
-    const removes: Pod[] = [];
-    const reconciles: Pod[] = [];
-    const seenBefore = seen.has(source);
-    let pods = storage.get(source) ?? new Map<string, Pod>();
-
-    const apply = (incoming: Pod[], previous: Map<string, Pod>, next: Map<string, Pod>): void => {
-      for (const ref of filterDuplicateNames(incoming, source)) {
-        ref.metadata.annotations = { ...ref.metadata.annotations, [ConfigSourceAnnotationKey]: source };
-        const existing = previous.get(ref.metadata.uid);
-        if (existing === undefined) {
-          ref.metadata.annotations[ConfigFirstSeenAnnotationKey] = rfc3339Nano(clock.now());
-          next.set(ref.metadata.uid, ref);
-          adds.push(ref);
-          continue;
-        }
-        next.set(ref.metadata.uid, existing);
-        const change = checkAndUpdatePod(existing, ref);
-        if (change === 'update') updates.push(existing);
-        else if (change === 'delete') deletes.push(existing);
-        else if (change === 'reconcile') reconciles.push(existing);
-      }
-    };
-
-    const incoming = event.pods.map((p) => structuredClone(p));
-    switch (event.kind) {
-      case 'add':
-      case 'update':
-      case 'delete':
-        apply(incoming, pods, pods);
-        break;
-      case 'remove':
-        for (const pod of incoming) {
-          const existing = pods.get(pod.metadata.uid);
-          if (existing === undefined) continue;
-          pods.delete(pod.metadata.uid);
-          removes.push(existing);
-        }
-        break;
-      case 'set': {
-        seen.add(source);
-        const previous = pods;
-        pods = new Map();
-        apply(incoming, previous, pods);
-        for (const [uid, existing] of previous) if (!pods.has(uid)) removes.push(existing);
-        break;
-      }
-    }
-    storage.set(source, pods);
-
-    const push = (op: PodUpdate['op'], list: Pod[]): void => {
-      queue.push({ op, source, pods: list.map((p) => structuredClone(p)) });
-    };
-    const firstSet = !seenBefore && seen.has(source);
-    if (removes.length > 0) push('REMOVE', removes);
-    if (adds.length > 0) push('ADD', adds);
-    if (updates.length > 0) push('UPDATE', updates);
-    if (deletes.length > 0) push('DELETE', deletes);
-    // An empty ADD tells the consumer this source is ready when its first snapshot changed nothing.
-    if (firstSet && adds.length === 0 && updates.length === 0 && deletes.length === 0) push('ADD', []);
-    if (reconciles.length > 0) push('RECONCILE', reconciles);
-    if (firstSet) {
-      logger.info('Pod source seen', { source });
-      if ([...names].every((n) => seen.has(n))) resolveSeen();
-    }
-  };
-
-  const filterDuplicateNames = (pods: Pod[], source: string): Pod[] => {
-    const names = new Set<string>();
-    const out: Pod[] = [];
-    for (const pod of pods) {
-      const name = podFullName(pod);
-      if (names.has(name)) {
-        logger.warn('Pod failed validation due to duplicate pod name, ignoring', { pod: name, source });
-        reportErrors([{ source, file: name, path: 'metadata.name', reason: `Duplicate value ${JSON.stringify(pod.metadata.name)}: another pod of this source has the same name` }]);
-        continue;
-      }
-      names.add(name);
-      out.push(pod);
-    }
-    return out;
-  };
+  const storage = createPodStorage({ clock, logger, push: (update) => queue.push(update), reportErrors });
+  const seenAllSources = (): boolean => [...names].every((n) => storage.seen(n));
 
   const running = options.sources.map(async (source) => {
     try {
       await source.run((event) => {
         if (controller.signal.aborted) return;
         try {
-          merge(source.name, event);
+          if (event.kind === 'error') reportErrors(event.errors);
+          else if (storage.merge(source.name, event)) {
+            logger.info('Pod source seen', { source: source.name });
+            if (seenAllSources()) resolveSeen();
+          }
         } catch (err) {
           logger.error('Failed to merge pod source event', { source: source.name, err: errorMessage(err) });
         }
@@ -217,60 +122,9 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
       errorListeners.add(listener);
       return () => errorListeners.delete(listener);
     },
-    seenAllSources: () => [...names].every((n) => seen.has(n)),
+    seenAllSources,
     allSourcesSeen,
-    mergedState() {
-      const out: Pod[] = [];
-      for (const pods of storage.values()) for (const pod of pods.values()) out.push(structuredClone(pod));
-      return out;
-    },
+    mergedState: () => storage.mergedState(),
     close,
   };
-}
-
-function annotationsEqualIgnoringLocal(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const strip = (m: Record<string, string> | undefined): Record<string, string> => {
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m ?? {})) if (!LOCAL_ANNOTATIONS.includes(k)) out[k] = v;
-    return out;
-  };
-  return jsonEqual(strip(a), strip(b));
-}
-
-/** Upstream podsDifferSemantically: spec, labels, deletion fields and non-local annotations. */
-function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
-  return !(
-    jsonEqual(existing.spec, ref.spec) &&
-    jsonEqual(existing.metadata.labels ?? {}, ref.metadata.labels ?? {}) &&
-    existing.metadata.deletionTimestamp === ref.metadata.deletionTimestamp &&
-    existing.metadata.deletionGracePeriodSeconds === ref.metadata.deletionGracePeriodSeconds &&
-    annotationsEqualIgnoringLocal(existing.metadata.annotations, ref.metadata.annotations)
-  );
-}
-
-/**
- * Upstream checkAndUpdatePod: updates `existing` in place and says what kind of change it was.
- * Status-only changes are a reconcile; a change with a deletion timestamp is a graceful delete.
- */
-function checkAndUpdatePod(existing: Pod, ref: Pod): 'update' | 'delete' | 'reconcile' | 'none' {
-  if (!podsDifferSemantically(existing, ref)) {
-    if (!jsonEqual(existing.status ?? {}, ref.status ?? {})) {
-      existing.status = ref.status;
-      return 'reconcile';
-    }
-    return 'none';
-  }
-  existing.spec = ref.spec;
-  existing.metadata.labels = ref.metadata.labels;
-  existing.metadata.deletionTimestamp = ref.metadata.deletionTimestamp;
-  existing.metadata.deletionGracePeriodSeconds = ref.metadata.deletionGracePeriodSeconds;
-  existing.status = ref.status;
-  // Take the new annotations but keep the kubelet's own (first seen time, source, mirror).
-  const annotations: Record<string, string> = { ...ref.metadata.annotations };
-  for (const key of LOCAL_ANNOTATIONS) {
-    const value = existing.metadata.annotations?.[key];
-    if (value !== undefined) annotations[key] = value;
-  }
-  existing.metadata.annotations = annotations;
-  return ref.metadata.deletionTimestamp !== undefined ? 'delete' : 'update';
 }
