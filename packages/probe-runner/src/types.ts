@@ -63,3 +63,12 @@ export interface ProbeResultChange {
   /** The result before, undefined when there was none. */
   previous: ProbeResult | undefined;
 }
+
+/** A worker as seen from outside (debugging, tests). */
+export interface ProbeWorkerInfo {
+  podUID: string;
+  containerName: string;
+  probeType: ProbeType;
+  containerId: string;
+  runs: number;
+}
