@@ -149,3 +149,12 @@ export interface SummaryProvider {
   /** Collects a summary (see {@link SummaryOptions}). */
   get(options?: SummaryOptions): Promise<Summary>;
 }
+
+/** Cumulative CPU and memory of a cgroup: structurally cgroup-manager's CgroupStats. */
+export interface CgroupUsage {
+  /** Cumulative CPU time, ns. */
+  cpuUsageNanoseconds: number;
+  memoryUsageBytes: number;
+  /** Usage minus inactive file pages. */
+  memoryWorkingSetBytes: number;
+}
