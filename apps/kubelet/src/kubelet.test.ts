@@ -1,5 +1,5 @@
 // The whole kubelet in-process: real wiring, fake runtime, fake pod source, a temp root dir.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +77,14 @@ describe('buildKubelet, in-process with fakes', () => {
     const options = await loadOptionsOrExit([`--config=${configFile}`, `--root-dir=${join(root, 'root')}`, '--hostname-override=node-a', '--node-ip=192.168.1.10'], failingIO);
     const cri = createFakeCriClient();
     const source = new FakePodSource('file');
-    const pod: Pod = newPod({ name: 'web', uid: 'uid-web', containers: [{ name: 'app', image: 'busybox:1.36' }] });
+    // Limits it does not set default to node allocatable (4 cores, nothing reserved), in the env and in a downwardAPI volume alike.
+    const cpuMilli = { resource: 'limits.cpu', divisor: '1m' };
+    const pod: Pod = newPod({
+      name: 'web',
+      uid: 'uid-web',
+      containers: [{ name: 'app', image: 'busybox:1.36', env: [{ name: 'CPU_M', valueFrom: { resourceFieldRef: cpuMilli } }], volumeMounts: [{ name: 'info', mountPath: '/info' }] }],
+      spec: { volumes: [{ name: 'info', downwardAPI: { items: [{ path: 'cpu_m', resourceFieldRef: { containerName: 'app', ...cpuMilli } }] } }] },
+    });
     source.set([pod]);
     const logger = new RecordingLogger();
     const kubelet = await buildKubelet(options, {
@@ -104,6 +111,9 @@ describe('buildKubelet, in-process with fakes', () => {
       const node = (await (await fetch(`http://127.0.0.1:${port}/node`)).json()) as Node;
       expect(node.metadata.name).toBe('node-a');
       expect(node.status?.capacity).toMatchObject({ cpu: '4000m', pods: '110' });
+      const created = cri.runtime.callsOf('createContainer')[0]?.request as { config: { envs: Array<{ key: string; value: string }> } } | undefined;
+      expect(created?.config.envs).toContainEqual({ key: 'CPU_M', value: '4000' });
+      expect(await readFile(join(root, 'root', 'pods', 'uid-web', 'volumes', 'kubernetes.io~downward-api', 'info', 'cpu_m'), 'utf8')).toBe('4000');
     } finally {
       controller.abort();
       await running;

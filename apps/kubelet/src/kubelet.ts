@@ -2,7 +2,8 @@
  * The kubelet, composed from the @kubelet-ts libraries (upstream NewMainKubelet with its
  * Dependencies, and Kubelet.Run). Wiring only: every behaviour lives in a library or in ./internal.
  */
-import type { CgroupManager, ContainerManager, NodeResources } from '@kubelet-ts/cgroup-manager';
+import type { NodeResources } from '@kubelet-ts/api';
+import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager';
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
 import { noopEventRecorder, noopMetrics, systemClock } from '@kubelet-ts/common';
@@ -21,13 +22,15 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createStatusManager } from '@kubelet-ts/status-manager';
 import { createCsiPluginRegistry } from '@kubelet-ts/volume-manager';
 import type { VolumeManager } from '@kubelet-ts/volume-manager';
-import { allocatableResources, checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
+import { checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
 import { createKubeletContainerLogManager } from './internal/container-logs.js';
 import { createKubeletEvictionManager, evictionAdmitHandler, evictionMonitoringIntervalMs } from './internal/eviction.js';
 import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
+import { nodeResourceGetters } from './internal/node-resources.js';
+import type { NodeResourceGetters } from './internal/node-resources.js';
 import { createKubeletNodeStatus } from './internal/node-status.js';
 import { createKubeletPluginManager } from './internal/plugins.js';
 import { waitForRuntime } from './internal/runtime-ready.js';
@@ -99,6 +102,8 @@ interface Context {
 interface NodeAgents {
   cri: CriClient;
   containerManager: ContainerManager;
+  /** Node capacity and allocatable, converted once from the container manager's for every consumer. */
+  resources: NodeResourceGetters;
   volumes: VolumeManager;
   probes: ProbeManager;
   runtime: ContainerRuntime;
@@ -134,18 +139,19 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     logger: logger.child({ component: 'cm' }),
   });
   await startContainerManager(containerManager, logger.child({ component: 'cm' }));
+  const resources = nodeResourceGetters(containerManager);
   // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
   // terminated; configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through
   // <root-dir>/plugins_registry (plugin-manager, with a handler per plugin type).
   const volumeLogger = logger.child({ component: 'volumes' });
   const csiDrivers = createCsiPluginRegistry({ logger: volumeLogger });
   const plugins = createKubeletPluginManager({ rootDir: flags.rootDir, handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, clock, logger: volumeLogger });
-  const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, allocatable: containerManager.getNodeAllocatable()?.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), csiDrivers, clock, logger: volumeLogger });
+  const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, getNodeAllocatable: resources.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), csiDrivers, clock, logger: volumeLogger });
   const helper = createRuntimeHelper({
     rootDir: flags.rootDir,
     nodeName: ctx.node.nodeName,
     getNodeIPs: ctx.getNodeIPs,
-    getNodeAllocatable: allocatableResources(containerManager),
+    getNodeAllocatable: resources.allocatable,
     getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
     volumes,
     resolvConf: config.resolvConf,
@@ -169,7 +175,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     clock,
     logger: logger.child({ component: 'kuberuntime' }),
   });
-  return { cri, containerManager, volumes, probes, runtime, runnables: { cgroups: containerManager, volumes, plugins } };
+  return { cri, containerManager, resources, volumes, probes, runtime, runnables: { cgroups: containerManager, volumes, plugins } };
 }
 
 /** The kubelet's core: pod statuses and the pod lifecycle, with the probes wired both ways. */
@@ -255,7 +261,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     maxImages: config.nodeStatusMaxImages,
     // No authenticated server runs standalone.
     kubeletPort: 0,
-    containerManager,
+    resources: agents.resources,
     eviction,
     cri,
     logger: logger.child({ component: 'node-status' }),

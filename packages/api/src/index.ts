@@ -158,6 +158,9 @@ export type {
   Taint,
 } from './node.js';
 
+export { nodeResourceList } from './node-resources.js';
+export type { NodeResources } from './node-resources.js';
+
 export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';
 export { isUntaggedImage, parseImageReference } from './image.js';
 export type { ImageReference } from './image.js';

@@ -1,12 +1,13 @@
 import { promises as fsp, writeFileSync } from 'node:fs';
 import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
+import { nodeResourceList } from '@kubelet-ts/api';
 import { errorMessage } from '@kubelet-ts/common';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createContainerManager } from './container-manager.js';
 import { POD_CGROUP_RECHECK_MS } from './pod-container-manager.js';
 import type { ContainerManagerOptions } from './container-manager.js';
-import { computeNodeAllocatable, countCpuList, evictionMemoryReservation, nodeResourceList, readMachineCapacity } from './node-allocatable.js';
+import { computeNodeAllocatable, countCpuList, evictionMemoryReservation, readMachineCapacity } from './node-allocatable.js';
 import { createFakeCgroupTree } from './testing/fake-cgroup-tree.js';
 import type { FakeCgroupTree, FakeTreeMode } from './testing/fake-cgroup-tree.js';
 

@@ -1,4 +1,4 @@
-import type { Pod, Quantity } from '@kubelet-ts/api';
+import type { NodeResources, Pod, Quantity } from '@kubelet-ts/api';
 import { getPodQOSClass } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
@@ -7,7 +7,7 @@ import { createCgroupManager } from './cgroup-manager.js';
 import type { CgroupDriver, CgroupName } from './cgroup-name.js';
 import { cgroupName, parseCgroupfsName, parseSystemdName } from './cgroup-name.js';
 import { CgroupError } from './errors.js';
-import type { NodeAllocatable, NodeResources } from './node-allocatable.js';
+import type { NodeAllocatable } from './node-allocatable.js';
 import { computeNodeAllocatable, readMachineCapacity } from './node-allocatable.js';
 import type { PodContainerManager, QOSContainersInfo } from './pod-container-manager.js';
 import { createPodContainerManager } from './pod-container-manager.js';

@@ -30,8 +30,8 @@ export { systemdProperties, systemdUnit, createUnavailableSystemdClient, SYSTEMD
 export type { SystemdClient, SystemdProperty } from './systemd.js';
 export { createPodContainerManager, POD_CGROUP_PREFIX } from './pod-container-manager.js';
 export type { PodContainerManager, PodContainerManagerOptions, QOSContainersInfo } from './pod-container-manager.js';
-export { computeNodeAllocatable, evictionMemoryReservation, readMachineCapacity, countCpuList, nodeResourceList } from './node-allocatable.js';
-export type { NodeAllocatable, NodeAllocatableInput, NodeResources } from './node-allocatable.js';
+export { computeNodeAllocatable, evictionMemoryReservation, readMachineCapacity, countCpuList } from './node-allocatable.js';
+export type { NodeAllocatable, NodeAllocatableInput } from './node-allocatable.js';
 export { createContainerManager, KUBEPODS_CGROUP, BURSTABLE_CGROUP, BESTEFFORT_CGROUP } from './container-manager.js';
 export type { ContainerManager, ContainerManagerOptions, PodCgroups } from './container-manager.js';
 export { checkCgroupDriver, driverFromContainerdInfo } from './driver-check.js';

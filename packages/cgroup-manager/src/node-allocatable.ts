@@ -1,15 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { readFile } from 'node:fs/promises';
-import type { Quantity } from '@kubelet-ts/api';
+import type { NodeResources, Quantity } from '@kubelet-ts/api';
 import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
 import { CgroupError } from './errors.js';
-
-/** cpu in millicores, memory in bytes, pids as a count (undefined when not known or not reserved). */
-export interface NodeResources {
-  cpuMilli: number;
-  memoryBytes: number;
-  pids?: number;
-}
 
 export interface NodeAllocatableInput {
   capacity: NodeResources;
@@ -77,11 +70,6 @@ export function computeNodeAllocatable(input: NodeAllocatableInput): NodeAllocat
   if (reserved.pids !== undefined && capacity.pids !== undefined) enforced.pids = sub(capacity.pids, reserved.pids);
   const allocatable: NodeResources = { ...enforced, memoryBytes: sub(enforced.memoryBytes, evictionMemoryBytes) };
   return { capacity, reserved, evictionMemoryBytes, allocatable, enforced };
-}
-
-/** As a core/v1 ResourceList (`cpu` in millicores, `memory` in bytes, `pods`-free): what node status and the downward API use. */
-export function nodeResourceList(resources: NodeResources): { cpu: string; memory: string } {
-  return { cpu: `${resources.cpuMilli}m`, memory: String(resources.memoryBytes) };
 }
 
 /** Parses a cpu list (`0-3,6`) into a count. */

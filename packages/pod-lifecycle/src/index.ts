@@ -43,4 +43,4 @@ export type {
 } from './types.js';
 export { toHealthChecker } from './health.js';
 export { createRuntimeHelper, podHostnameAndDomain } from './runtime-helper.js';
-export type { ConfigMapSecretSource, NodeAllocatable, RuntimeHelperDeps } from './runtime-helper.js';
+export type { ConfigMapSecretSource, RuntimeHelperDeps } from './runtime-helper.js';

@@ -37,6 +37,34 @@ describe('createRuntimeHelper', () => {
     expect(helper({ getPodCgroupParent: (p) => `/kubepods/pod${p.metadata.uid}` }).getPodCgroupParent(pod)).toBe(`/kubepods/pod${pod.metadata.uid}`);
   });
 
+  it('reads node allocatable at each container start for limits the container does not set: cpu in millicores', async () => {
+    let allocatable = { cpuMilli: 1500, memoryBytes: 3 * 1024 ** 2 };
+    const h = helper({ getNodeAllocatable: () => allocatable });
+    const pod = makePod({
+      containers: [
+        {
+          name: 'app',
+          env: [
+            { name: 'CPU_M', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1m' } } },
+            { name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } },
+            { name: 'MEM_MI', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+          ],
+        },
+      ],
+    });
+    const env = async () => (await h.generateRunContainerOptions(pod, pod.spec.containers[0]!, [])).env;
+    // 1500 millicores: 1500 in 1m and 2 cores rounded up (not 1500 cores, not 1.5m).
+    expect(await env()).toEqual([
+      { name: 'CPU_M', value: '1500' },
+      { name: 'CPU', value: '2' },
+      { name: 'MEM_MI', value: '3' },
+    ]);
+    allocatable = { cpuMilli: 2500, memoryBytes: 5 * 1024 ** 2 };
+    expect((await env()).map((e) => e.value)).toEqual(['2500', '3', '5']);
+    // Without a getter, unset limits read 0.
+    expect((await helper().generateRunContainerOptions(pod, pod.spec.containers[0]!, [])).env.map((e) => e.value)).toEqual(['0', '0', '0']);
+  });
+
   it('writes the managed /etc/hosts with the pod IP, hostname and host aliases, and mounts it', async () => {
     const pod = makePod({ name: 'web', spec: { hostAliases: [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }] } });
     const options = await helper().generateRunContainerOptions(pod, pod.spec.containers[0]!, ['10.88.0.7']);

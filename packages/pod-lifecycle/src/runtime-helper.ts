@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Container, Pod } from '@kubelet-ts/api';
+import type { Container, NodeResources, Pod } from '@kubelet-ts/api';
 import type { Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
 import type { ContainerMount, RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
@@ -8,12 +8,12 @@ import { PodLifecycleError } from './errors.js';
 import { getPodDNS, parseResolvConf, podDnsType } from './internal/dns.js';
 import type { DnsConfig } from './internal/dns.js';
 import { makeEnvironmentVariables } from './internal/env.js';
-import type { ConfigMapSecretSource, NodeAllocatable } from './internal/env.js';
+import type { ConfigMapSecretSource } from './internal/env.js';
 import { ensureHostsFile, managedHostsFileContent } from './internal/hosts-file.js';
 import { makePodDataDirs, podDir } from './internal/pod-dirs.js';
 import type { VolumeProvider } from './types.js';
 
-export type { ConfigMapSecretSource, NodeAllocatable } from './internal/env.js';
+export type { ConfigMapSecretSource } from './internal/env.js';
 
 export interface RuntimeHelperDeps {
   /** The kubelet's --root-dir (pods live in `<rootDir>/pods/<uid>`). */
@@ -21,8 +21,8 @@ export interface RuntimeHelperDeps {
   nodeName: string;
   /** The node's IPs, primary first (status.hostIP(s), host-network pod IPs). */
   getNodeIPs: () => string[];
-  /** Node allocatable: the value of resourceFieldRef limits a container does not set. */
-  getNodeAllocatable?: () => NodeAllocatable;
+  /** Node allocatable, read at each container start: the value of resourceFieldRef limits a container does not set. None (0) by default. */
+  getNodeAllocatable?: () => NodeResources;
   /** configMapKeyRef / secretKeyRef / envFrom; standalone has none. */
   configMapsAndSecrets?: ConfigMapSecretSource;
   /** Container mounts (the volume manager). Without one only the managed /etc/hosts is mounted. */
@@ -37,6 +37,8 @@ export interface RuntimeHelperDeps {
   getPodCgroupParent?: (pod: Pod) => string | undefined;
   logger?: Logger;
 }
+
+const NO_RESOURCES: NodeResources = { cpuMilli: 0, memoryBytes: 0 };
 
 /** Upstream truncatePodHostnameIfNeeded: at most 63 characters, no trailing "-" or ".". */
 function truncateHostname(name: string): string {
@@ -97,7 +99,7 @@ export function createRuntimeHelper(deps: RuntimeHelperDeps): RuntimeHelper {
         podIPs,
         nodeName: deps.nodeName,
         nodeIPs,
-        allocatable: deps.getNodeAllocatable?.() ?? {},
+        allocatable: deps.getNodeAllocatable?.() ?? NO_RESOURCES,
         source: deps.configMapsAndSecrets,
       });
       const mounts: ContainerMount[] = deps.volumes !== undefined ? await deps.volumes.getMountsForContainer(pod, container) : [];

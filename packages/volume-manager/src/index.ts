@@ -5,7 +5,6 @@ export type {
   ConfigMapObject,
   SecretObject,
   ConfigMapSecretSource,
-  NodeAllocatable,
   ServiceAccountTokenRequest,
   TokenSource,
   VolumeUsage,

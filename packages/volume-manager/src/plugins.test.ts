@@ -1,4 +1,5 @@
 import { mkdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import type { Volume } from '@kubelet-ts/api';
@@ -26,7 +27,7 @@ const podWith = (volumes: Volume[], extra: Parameters<typeof newPod>[0] = {}) =>
   newPod({ name: 'web', uid: 'uid-1', labels: { app: 'web', tier: 'front' }, annotations: { note: 'a "quoted" value' }, spec: { volumes }, ...extra });
 
 const manager = (options: Partial<VolumeManagerOptions> = {}) =>
-  createVolumeManager({ rootDir: root, waitTimeoutMs: 0, nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 0 }, ...options });
+  createVolumeManager({ rootDir: root, waitTimeoutMs: 0, getNodeAllocatable: () => ({ cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }), ...options });
 
 const volDir = (plugin: string, name: string) => join(root, 'pods', 'uid-1', 'volumes', `kubernetes.io~${plugin}`, name);
 
@@ -68,7 +69,7 @@ describe('emptyDir', () => {
   });
 
   it('medium Memory without sizeLimit: the tmpfs is sized to the pod memory limit (all containers limited), else node allocatable', async () => {
-    const vm = manager({ nodeAllocatable: { cpuMillis: 1000, memoryBytes: 64 * 1024 * 1024, ephemeralStorageBytes: 0 } });
+    const vm = manager({ getNodeAllocatable: () => ({ cpuMilli: 1000, memoryBytes: 64 * 1024 * 1024 }) });
     const limited = podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }], {
       containers: [
         { name: 'a', resources: { limits: { memory: '2Mi' } } },
@@ -81,6 +82,13 @@ describe('emptyDir', () => {
     await vm.waitForAttachAndMount(unlimited);
     const dir = join(root, 'pods', 'uid-2', 'volumes', 'kubernetes.io~empty-dir', 'mem');
     expect((await mountsUnder(dir))[0]?.superOptions).toContain('size=65536k');
+  });
+
+  it('medium Memory with no memory left for pods: sized to the machine, never size=0 (an unbounded tmpfs)', async () => {
+    const vm = manager({ getNodeAllocatable: () => ({ cpuMilli: 1000, memoryBytes: 0 }) });
+    await vm.waitForAttachAndMount(podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }]));
+    // tmpfs rounds the size up to whole pages and shows it in KiB.
+    expect((await mountsUnder(volDir('empty-dir', 'mem')))[0]?.superOptions).toContain(`size=${Math.ceil(os.totalmem() / 4096) * 4}k`);
   });
 
   it('reports disk usage against sizeLimit for eviction', async () => {
@@ -260,6 +268,31 @@ describe('downwardAPI and projected', () => {
     expect(await read('cpu_request')).toBe('1'); // ceil(100m / 1)
     expect(await read('mem_limit')).toBe('64');
     expect(await read('mem_default')).toBe('8'); // no limit: node allocatable (8Gi)
+  });
+
+  it('reads node allocatable at each set-up for limits a container does not set: cpu in millicores, memory in bytes', async () => {
+    let allocatable = { cpuMilli: 1500, memoryBytes: 3 * 1024 ** 2 };
+    const vm = manager({ getNodeAllocatable: () => allocatable });
+    const pod = podWith([
+      {
+        name: 'info',
+        downwardAPI: {
+          items: [
+            { path: 'cpu_milli', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu', divisor: '1m' } },
+            { path: 'cpu_cores', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+            { path: 'mem_mi', resourceFieldRef: { containerName: 'app', resource: 'limits.memory', divisor: '1Mi' } },
+            { path: 'storage', resourceFieldRef: { containerName: 'app', resource: 'limits.ephemeral-storage' } },
+          ],
+        },
+      },
+    ]);
+    const read = (f: string) => readFile(join(volDir('downward-api', 'info'), f), 'utf8');
+    await vm.waitForAttachAndMount(pod);
+    // 1500 millicores: 1500 in 1m and 2 cores rounded up (not 1500 cores, not 1.5m).
+    expect([await read('cpu_milli'), await read('cpu_cores'), await read('mem_mi'), await read('storage')]).toEqual(['1500', '2', '3', '0']);
+    allocatable = { cpuMilli: 2500, memoryBytes: 5 * 1024 ** 2 };
+    await vm.waitForAttachAndMount(pod);
+    expect([await read('cpu_milli'), await read('cpu_cores'), await read('mem_mi')]).toEqual(['2500', '3', '5']);
   });
 
   it('projects configMap, secret, downwardAPI and a service account token into one tmpfs volume', async () => {

@@ -1,13 +1,6 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { ContainerMount } from '@kubelet-ts/container-runtime';
 
-/** What resourceFieldRef falls back to when a container has no limit (upstream: node allocatable). */
-export interface NodeAllocatable {
-  cpuMillis: number;
-  memoryBytes: number;
-  ephemeralStorageBytes: number;
-}
-
 /** A ConfigMap as the volume manager needs it. */
 export interface ConfigMapObject {
   namespace: string;

@@ -1,3 +1,4 @@
+import type { NodeResources } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { createBackoff, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { CsiNodeClient, CsiNodeClientOptions } from './csi-client.js';
@@ -5,7 +6,7 @@ import { createCsiNodeClient } from './csi-client.js';
 import { createActualState } from './internal/actual-state.js';
 import { getMountsForContainer } from './internal/container-mounts.js';
 import type { VolumeContext, VolumeState } from './internal/context.js';
-import { defaultNodeAllocatable } from './internal/payloads.js';
+import { machineNodeResources } from './internal/payloads.js';
 import type { PluginContext } from './internal/plugins.js';
 import { createPodLock } from './internal/pod-lock.js';
 import { reconstruct } from './internal/reconstruct.js';
@@ -16,7 +17,7 @@ import { getVolumeUsage } from './internal/volume-usage.js';
 import { waitForAttachAndMount } from './internal/wait-for-mount.js';
 import type { Mounter } from './mounter.js';
 import { createSystemMounter } from './mounter.js';
-import type { ConfigMapSecretSource, CsiDriverRegistry, NodeAllocatable, TokenSource, VolumeManager } from './types.js';
+import type { ConfigMapSecretSource, CsiDriverRegistry, TokenSource, VolumeManager } from './types.js';
 
 export interface VolumeManagerOptions {
   /** The kubelet's --root-dir (`/var/lib/kubelet`). */
@@ -31,8 +32,8 @@ export interface VolumeManagerOptions {
   csiDrivers?: CsiDriverRegistry;
   /** Builds the CSI client of a driver (tests inject one); createCsiNodeClient by default. */
   csiClientFactory?: (options: CsiNodeClientOptions) => CsiNodeClient;
-  /** resourceFieldRef fallbacks when a container sets no limit; from the host by default. */
-  nodeAllocatable?: NodeAllocatable;
+  /** Node allocatable, read at each use: resourceFieldRef limits a container does not set, memory-backed volume sizes. The host's cpus and memory by default. */
+  getNodeAllocatable?: () => NodeResources;
   clock?: Clock;
   logger?: Logger;
   /** How long waitForAttachAndMount retries before failing (upstream: 2m3s). */
@@ -59,7 +60,7 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
     mounter,
     source: options.sources,
     tokenSource: options.tokenSource,
-    nodeAllocatable: options.nodeAllocatable ?? defaultNodeAllocatable(),
+    getNodeAllocatable: options.getNodeAllocatable ?? machineNodeResources,
     now: () => clock.now(),
   };
   const ctx: VolumeContext = {

@@ -1,9 +1,8 @@
-import { checkCgroupDriver, nodeResourceList } from '@kubelet-ts/cgroup-manager';
+import { checkCgroupDriver } from '@kubelet-ts/cgroup-manager';
 import type { ContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
-import { nodeCapacity } from './node.js';
 
 /**
  * Creates the pod cgroup hierarchy. A hierarchy that cannot be created is logged, not fatal:
@@ -16,14 +15,6 @@ export async function startContainerManager(containerManager: Pick<ContainerMana
   } catch (err) {
     logger.error('Failed to create the pod cgroup hierarchy; pods cannot start until it can be created', { err: errorMessage(err) });
   }
-}
-
-/** Node allocatable as a resource list for the downward API's default limits; the machine's capacity until it is known. */
-export function allocatableResources(containerManager: Pick<ContainerManager, 'getNodeAllocatable'>): () => { cpu: string; memory: string } {
-  return () => {
-    const allocatable = containerManager.getNodeAllocatable()?.allocatable;
-    return allocatable !== undefined ? nodeResourceList(allocatable) : nodeCapacity();
-  };
 }
 
 /** Once the runtime answers: warn plainly when its cgroup driver differs from ours (a common node failure). */

@@ -6,6 +6,7 @@ import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { FakeEvictionManager } from '@kubelet-ts/eviction-manager/testing';
 import { createRouter } from '@kubelet-ts/server';
+import { nodeResourceGetters } from './node-resources.js';
 import { createKubeletNodeStatus, installNodeRoute } from './node-status.js';
 
 const host = { machineID: 'mid', systemUUID: '', bootID: 'boot', kernelVersion: '6.1.0', osImage: 'Debian GNU/Linux 12 (bookworm)' };
@@ -31,7 +32,7 @@ function nodeStatusOf(overrides: Partial<Options>): ReturnType<typeof createKube
     maxPods: 110,
     maxImages: 50,
     kubeletPort: 0,
-    containerManager: { getNodeAllocatable: () => undefined },
+    resources: nodeResourceGetters({ getNodeAllocatable: () => undefined }, () => ({ cpuMilli: 2000, memoryBytes: 4 * 1024 ** 3 })),
     eviction: new FakeEvictionManager(),
     cri: { runtime: new FakeRuntimeService(), image: new FakeImageService() },
     hostInfo: async () => host,
@@ -45,7 +46,7 @@ describe('GET /node', () => {
     const image = new FakeImageService({ images: [{ ref: 'busybox:1.36', size: 4_400_000 }] });
     const allocatable = { capacity: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }, allocatable: { cpuMilli: 3800, memoryBytes: 7 * 1024 ** 3 } };
     const nodeStatus = nodeStatusOf({
-      containerManager: { getNodeAllocatable: () => allocatable as never },
+      resources: nodeResourceGetters({ getNodeAllocatable: () => allocatable as never }),
       eviction: new FakeEvictionManager({ conditions: ['MemoryPressure'] }),
       cri: { runtime: new FakeRuntimeService({ runtimeName: 'containerd', runtimeVersion: '1.6.20' }), image },
     });
@@ -75,8 +76,7 @@ describe('GET /node', () => {
     const nodeStatus = nodeStatusOf({ maxPods: 10, cri: { runtime, image: new FakeImageService() } });
     const first = await nodeStatus.getNode();
     await nodeStatus.getNode();
-    expect(first.status?.capacity?.['pods']).toBe('10');
-    expect(Number(first.status?.capacity?.['cpu'])).toBeGreaterThan(0);
+    expect(first.status?.capacity).toEqual({ cpu: '2000m', memory: String(4 * 1024 ** 3), pods: '10' });
     expect(first.status?.allocatable).toEqual(first.status?.capacity);
     expect(runtime.calls.filter((c) => c.method === 'version')).toHaveLength(1);
   });

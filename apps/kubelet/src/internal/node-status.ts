@@ -1,5 +1,4 @@
-import type { ContainerManager } from '@kubelet-ts/cgroup-manager';
-import { nodeResourceList } from '@kubelet-ts/cgroup-manager';
+import { nodeResourceList } from '@kubelet-ts/api';
 import type { Logger } from '@kubelet-ts/common';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { EvictionManager } from '@kubelet-ts/eviction-manager';
@@ -7,7 +6,7 @@ import { conditions, createNodeStatus, daemonEndpoints, images, machineInfo, nod
 import type { HostInfo, NodeStatusManager } from '@kubelet-ts/node-status';
 import type { Router } from '@kubelet-ts/server';
 import { sendJson } from '@kubelet-ts/server';
-import { nodeCapacity } from './node.js';
+import type { NodeResourceGetters } from './node-resources.js';
 
 export interface KubeletNodeStatusOptions {
   nodeName: string;
@@ -18,7 +17,8 @@ export interface KubeletNodeStatusOptions {
   maxImages: number;
   /** The port of the kubelet's authenticated server, 0 when it serves none (standalone). */
   kubeletPort: number;
-  containerManager: Pick<ContainerManager, 'getNodeAllocatable'>;
+  /** Node capacity and allocatable (the container manager's, the machine's until it computed them). */
+  resources: NodeResourceGetters;
   eviction: Pick<EvictionManager, 'nodeConditions'>;
   cri: { runtime: Pick<RuntimeService, 'version'>; image: Pick<ImageService, 'listImages'> };
   logger: Logger;
@@ -32,7 +32,7 @@ export interface KubeletNodeStatusOptions {
  * machine's identity, the runtime's version and images, and eviction's pressure conditions.
  */
 export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): NodeStatusManager {
-  const { containerManager: cm, cri } = options;
+  const { resources, cri } = options;
   let host: Promise<HostInfo> | undefined;
   const hostInfo = (): Promise<HostInfo> => (host ??= (options.hostInfo ?? (() => readHostInfo()))());
   let runtimeVersion: string | undefined;
@@ -41,14 +41,8 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
     setters: [
       nodeAddress({ nodeIPs: options.getNodeIPs, hostname: () => options.nodeName }),
       machineInfo({
-        capacity: () => {
-          const capacity = cm.getNodeAllocatable()?.capacity;
-          return capacity !== undefined ? nodeResourceList(capacity) : nodeCapacity();
-        },
-        allocatable: () => {
-          const allocatable = cm.getNodeAllocatable()?.allocatable;
-          return allocatable !== undefined ? nodeResourceList(allocatable) : undefined;
-        },
+        capacity: () => nodeResourceList(resources.capacity()),
+        allocatable: () => nodeResourceList(resources.allocatable()),
         maxPods: options.maxPods,
         machineID: async () => (await hostInfo()).machineID,
         systemUUID: async () => (await hostInfo()).systemUUID,

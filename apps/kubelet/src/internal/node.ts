@@ -21,11 +21,3 @@ export function resolveNodeIPs(nodeIP: string | undefined, interfaces = os.netwo
   const out = [v4?.address, v6?.address].filter((a): a is string => a !== undefined);
   return out.length > 0 ? out : ['127.0.0.1'];
 }
-
-/**
- * Node capacity as quantities (cpu cores, memory bytes): the value of a resourceFieldRef limit a
- * container does not set, until node allocatable is computed by the cgroup manager.
- */
-export function nodeCapacity(cpus = os.cpus().length, memoryBytes = os.totalmem()): { cpu: string; memory: string } {
-  return { cpu: String(cpus), memory: String(memoryBytes) };
-}

@@ -1,29 +1,13 @@
-import os from 'node:os';
+import type { NodeResources } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import type { StaticPodObjectReference } from '@kubelet-ts/pod-sources';
-import type { CsiDriverRegistry, NodeAllocatable, VolumeManager } from '@kubelet-ts/volume-manager';
+import type { CsiDriverRegistry, VolumeManager } from '@kubelet-ts/volume-manager';
 import { createDirectoryObjectSource, createSystemMounter, createVolumeManager } from '@kubelet-ts/volume-manager';
-
-/** CPU and memory the node gives pods (the cgroup manager's `allocatable`), structurally. */
-export interface PodAllocatable {
-  cpuMilli: number;
-  memoryBytes: number;
-}
-
-/**
- * What the volume manager falls back to for resourceFieldRefs and tmpfs sizes (upstream:
- * node allocatable): the cgroup manager's allocatable once it computed it, else the machine's capacity.
- */
-export function volumeNodeAllocatable(allocatable: PodAllocatable | undefined, cpus = os.cpus().length, memoryBytes = os.totalmem()): NodeAllocatable {
-  if (allocatable !== undefined && allocatable.memoryBytes > 0) {
-    return { cpuMillis: allocatable.cpuMilli, memoryBytes: allocatable.memoryBytes, ephemeralStorageBytes: 0 };
-  }
-  return { cpuMillis: cpus * 1000, memoryBytes, ephemeralStorageBytes: 0 };
-}
 
 export interface KubeletVolumesOptions {
   rootDir: string;
-  allocatable: PodAllocatable | undefined;
+  /** Node allocatable (resourceFieldRef limits a container does not set, memory-backed volume sizes), read at each use. */
+  getNodeAllocatable: () => NodeResources;
   /** kubelet-ts --static-object-dir: ConfigMap/Secret manifests for configMap/secret volumes (standalone mode). */
   staticObjectDir?: string | undefined;
   /** syncFrequency: configMap/secret/downwardAPI/projected contents are re-synced at least this often. */
@@ -67,7 +51,7 @@ export function createKubeletVolumeManager(options: KubeletVolumesOptions): Volu
     mounter: createSystemMounter(),
     ...(sources !== undefined ? { sources } : {}),
     csiDrivers: options.csiDrivers,
-    nodeAllocatable: volumeNodeAllocatable(options.allocatable),
+    getNodeAllocatable: options.getNodeAllocatable,
     ...(options.syncFrequencyMs !== undefined ? { resyncPeriodMs: options.syncFrequencyMs } : {}),
     clock: options.clock,
     logger,

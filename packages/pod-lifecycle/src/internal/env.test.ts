@@ -21,7 +21,7 @@ function ctx(container: Partial<Container>, pod?: Pod, extra: Partial<EnvContext
     podIPs: ['10.88.0.5', 'fd00::5'],
     nodeName: 'node-1',
     nodeIPs: ['192.168.1.10', 'fd00::10'],
-    allocatable: { cpu: '4', memory: '8Gi', 'ephemeral-storage': '100Gi' },
+    allocatable: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 },
     source: undefined,
     ...extra,
   };

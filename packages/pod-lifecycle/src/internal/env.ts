@@ -1,6 +1,6 @@
 // Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
 // pkg/api/v1/resource ExtractContainerResourceValue.
-import type { Container, ObjectFieldSelector, Pod, Quantity, ResourceFieldSelector } from '@kubelet-ts/api';
+import type { Container, NodeResources, ObjectFieldSelector, Pod, Quantity, ResourceFieldSelector } from '@kubelet-ts/api';
 import { expandVariables as expand, quantityMilliValue, quantityValue } from '@kubelet-ts/api';
 import { PodLifecycleError } from '../errors.js';
 
@@ -14,16 +14,14 @@ export interface ConfigMapSecretSource {
   getSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
 }
 
-/** Node capacity used for resourceFieldRef limits a container does not set (upstream: node allocatable). */
-export type NodeAllocatable = Partial<Record<'cpu' | 'memory' | 'ephemeral-storage', Quantity>>;
-
 export interface EnvContext {
   pod: Pod;
   container: Container;
   podIPs: readonly string[];
   nodeName: string;
   nodeIPs: readonly string[];
-  allocatable: NodeAllocatable;
+  /** Node allocatable: the value of resourceFieldRef limits a container does not set. */
+  allocatable: NodeResources;
   source: ConfigMapSecretSource | undefined;
 }
 
@@ -94,24 +92,34 @@ export function containerResourceValue(selector: ResourceFieldSelector, ctx: Pic
   }
   const divisor: Quantity = selector.divisor ?? '1';
   const [kind, resource] = selector.resource.split('.', 2) as [string, string | undefined];
-  const limits = { ...ctx.allocatable, ...container.resources?.limits } as Record<string, Quantity | undefined>;
+  const limits = (container.resources?.limits ?? {}) as Record<string, Quantity | undefined>;
   const requests = (container.resources?.requests ?? {}) as Record<string, Quantity | undefined>;
   const source = kind === 'limits' ? limits : kind === 'requests' ? requests : undefined;
   if (source === undefined || resource === undefined) throw configError(`unsupported container resource : ${selector.resource}`);
-  const value = source[resource] ?? 0;
+  const set = source[resource];
+  // Upstream MergeContainerResourceLimits: a limit the container does not set is node allocatable's.
+  const unset = kind === 'limits' ? allocatableAmount(ctx.allocatable, resource) : 0;
   switch (resource) {
     case 'cpu': {
       const d = quantityMilliValue(divisor);
-      return String(Math.ceil(quantityMilliValue(value) / d));
+      return String(Math.ceil((set !== undefined ? quantityMilliValue(set) : unset) / d));
     }
     case 'memory':
     case 'ephemeral-storage': {
       const d = quantityValue(divisor);
-      return String(Math.ceil(quantityValue(value) / d));
+      return String(Math.ceil((set !== undefined ? quantityValue(set) : unset) / d));
     }
   }
-  if (resource.startsWith('hugepages-')) return String(Math.ceil(quantityValue(value) / quantityValue(divisor)));
+  if (resource.startsWith('hugepages-')) return String(Math.ceil(quantityValue(set ?? 0) / quantityValue(divisor)));
   throw configError(`unsupported container resource : ${selector.resource}`);
+}
+
+/** Node allocatable of a resource in the unit its quantity's value is compared in: millicores for cpu, else bytes (none of hugepages). */
+function allocatableAmount(allocatable: NodeResources, resource: string): number {
+  if (resource === 'cpu') return allocatable.cpuMilli;
+  if (resource === 'memory') return allocatable.memoryBytes;
+  if (resource === 'ephemeral-storage') return allocatable.ephemeralStorageBytes ?? 0;
+  return 0;
 }
 
 interface Cache {

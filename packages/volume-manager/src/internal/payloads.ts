@@ -1,25 +1,22 @@
 import os from 'node:os';
-import type { DownwardAPIVolumeFile, KeyToPath, Pod } from '@kubelet-ts/api';
+import type { DownwardAPIVolumeFile, KeyToPath, NodeResources, Pod } from '@kubelet-ts/api';
 import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
 import { z } from 'zod';
 import type { FileProjection } from '../atomic-writer.js';
 import { validatePayloadPath } from '../atomic-writer.js';
 import { VolumeError } from '../errors.js';
-import type { ConfigMapSecretSource, NodeAllocatable, TokenSource } from '../types.js';
+import type { ConfigMapSecretSource, TokenSource } from '../types.js';
 
 export type Payload = Map<string, FileProjection>;
 
-export const defaultNodeAllocatable = (): NodeAllocatable => ({
-  cpuMillis: os.cpus().length * 1000,
-  memoryBytes: os.totalmem(),
-  ephemeralStorageBytes: 0,
-});
+/** The host's cpus and memory: node allocatable when the volume manager is given none. */
+export const machineNodeResources = (): NodeResources => ({ cpuMilli: os.cpus().length * 1000, memoryBytes: os.totalmem() });
 
 export interface PayloadContext {
   pod: Pod;
   source: ConfigMapSecretSource | undefined;
   tokenSource: TokenSource | undefined;
-  nodeAllocatable: NodeAllocatable;
+  nodeAllocatable: NodeResources;
 }
 
 const DEFAULT_MODE = 0o644;
@@ -127,12 +124,12 @@ function resourceValue(ctx: PayloadContext, item: DownwardAPIVolumeFile): string
   switch (resource) {
     case 'cpu': {
       // Matches upstream: ceil(milli / divisorMilli); an unset limit falls back to node allocatable.
-      const milli = set !== undefined ? quantityMilliValue(set) : kind === 'limits' ? ctx.nodeAllocatable.cpuMillis : 0;
+      const milli = set !== undefined ? quantityMilliValue(set) : kind === 'limits' ? ctx.nodeAllocatable.cpuMilli : 0;
       return String(Math.ceil(milli / quantityMilliValue(divisor)));
     }
     case 'memory':
     case 'ephemeral-storage': {
-      const fallback = resource === 'memory' ? ctx.nodeAllocatable.memoryBytes : ctx.nodeAllocatable.ephemeralStorageBytes;
+      const fallback = resource === 'memory' ? ctx.nodeAllocatable.memoryBytes : (ctx.nodeAllocatable.ephemeralStorageBytes ?? 0);
       const bytes = set !== undefined ? quantityValue(set) : kind === 'limits' ? fallback : 0;
       return String(Math.ceil(bytes / quantityValue(divisor)));
     }

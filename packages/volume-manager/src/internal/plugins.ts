@@ -1,5 +1,6 @@
 import { chmod, mkdir, rm } from 'node:fs/promises';
-import type { Pod, Volume } from '@kubelet-ts/api';
+import os from 'node:os';
+import type { NodeResources, Pod, Volume } from '@kubelet-ts/api';
 import { quantityValue } from '@kubelet-ts/api';
 import { writeAtomic } from '../atomic-writer.js';
 import { VolumeError } from '../errors.js';
@@ -7,7 +8,7 @@ import type { Mounter } from '../mounter.js';
 import { isMountPoint } from '../mounter.js';
 import type { PluginName } from '../paths.js';
 import { PLUGIN_NAMES, podVolumeDir } from '../paths.js';
-import type { ConfigMapSecretSource, NodeAllocatable, TokenSource } from '../types.js';
+import type { ConfigMapSecretSource, TokenSource } from '../types.js';
 import { checkHostPathType } from './hostpath.js';
 import type { Payload, PayloadContext } from './payloads.js';
 import { configMapPayload, downwardAPIPayload, projectedPayload, secretPayload } from './payloads.js';
@@ -17,7 +18,7 @@ export interface PluginContext {
   mounter: Mounter;
   source: ConfigMapSecretSource | undefined;
   tokenSource: TokenSource | undefined;
-  nodeAllocatable: NodeAllocatable;
+  getNodeAllocatable: () => NodeResources;
   now: () => number;
 }
 
@@ -40,7 +41,9 @@ export interface VolumePlugin {
  * the volume's sizeLimit when that is smaller.
  */
 export function memoryVolumeSize(ctx: PluginContext, pod: Pod, sizeLimit: string | number | undefined): number {
-  let size = ctx.nodeAllocatable.memoryBytes;
+  const allocatable = ctx.getNodeAllocatable().memoryBytes;
+  // No memory left for pods (reservations over capacity) would mean size=0, an unbounded tmpfs: the machine's memory instead.
+  let size = allocatable > 0 ? allocatable : os.totalmem();
   const limits = pod.spec.containers.map((c) => (c.resources?.limits as Record<string, string | number> | undefined)?.memory);
   if (limits.length > 0 && limits.every((l) => l !== undefined)) {
     const podLimit = limits.reduce<number>((sum, l) => sum + quantityValue(l as string | number), 0);
@@ -105,7 +108,7 @@ function payloadPlugin(ctx: PluginContext, name: PluginName, tmpfs: boolean, bui
     async setUp(pod, volume) {
       const dir = path(pod, volume);
       // Build first: a missing object fails SetUp before anything is created.
-      const payload = await build({ pod, source: ctx.source, tokenSource: ctx.tokenSource, nodeAllocatable: ctx.nodeAllocatable }, volume);
+      const payload = await build({ pod, source: ctx.source, tokenSource: ctx.tokenSource, nodeAllocatable: ctx.getNodeAllocatable() }, volume);
       await mkdir(dir, { recursive: true, mode: 0o750 });
       if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
       await writeAtomic(dir, payload, { nowMs: ctx.now() });
