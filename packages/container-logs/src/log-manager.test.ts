@@ -43,7 +43,8 @@ function manager(s: Setup, options: Partial<ContainerLogManagerOptions> = {}) {
 
 /** Lets real file I/O finish until `count` timers wait on the fake clock (bounded; no time passes). */
 async function untilTimers(clock: FakeClock, count = 1): Promise<void> {
-  for (let i = 0; i < 5_000 && clock.pendingTimers < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  // Bounded by real time, not event-loop turns: a loaded machine's file I/O takes many turns.
+  for (const deadline = Date.now() + 10_000; clock.pendingTimers < count && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
   expect(clock.pendingTimers).toBeGreaterThanOrEqual(count);
 }
 

@@ -143,9 +143,13 @@ describe('readLogs with follow', () => {
     return { runtime, containerId };
   }
 
-  /** Lets real file I/O finish until the follower sleeps on the fake clock (bounded; no time passes). */
+  /**
+   * Lets real file I/O finish until the follower sleeps on the fake clock. Bounded by real time, not by
+   * event-loop turns: on a loaded machine the file system's thread pool takes many turns to answer.
+   */
   async function untilSleeping(clock: FakeClock): Promise<void> {
-    for (let i = 0; i < 5_000 && clock.pendingTimers === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    const deadline = Date.now() + 10_000;
+    while (clock.pendingTimers === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
     expect(clock.pendingTimers).toBeGreaterThan(0);
   }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FakeClock } from '@kubelet-ts/common/testing';
+import { waitFor } from '@kubelet-ts/test-support';
 import { createFakeCriClient } from '../testing/fake-client.js';
 import type { FakeCriClient } from '../testing/fake-client.js';
 import { parseArgs } from './args.js';
@@ -140,13 +141,15 @@ describe('crictl-ts commands on the fakes', () => {
     fs.writeFileSync(file, '2026-01-01T00:00:01Z stdout F first\n');
     let exitCode: number | undefined;
     const following = h.run(['logs', '-f', containerId], { followIntervalMs: 100 }).then((code) => (exitCode = code));
+    // The follower reads the file with real I/O: wait for its output (bounded by real time) rather
+    // than a fixed sleep, which a loaded machine outlasts.
+    const output = (expected: string) => waitFor(`output ${JSON.stringify(expected)}`, () => h.stdout.join('') === expected, 10_000, 5);
     await h.clock.advance(0);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(h.stdout.join('')).toBe('first\n');
+    await output('first\n');
     fs.appendFileSync(file, '2026-01-01T00:00:02Z stdout F second\n');
+    await waitFor('the follower asleep', () => h.clock.pendingTimers > 0, 10_000, 5);
     await h.clock.advance(100);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(h.stdout.join('')).toBe('first\nsecond\n');
+    await output('first\nsecond\n');
     expect(exitCode).toBeUndefined();
     fs.appendFileSync(file, '2026-01-01T00:00:03Z stdout F last words\n');
     h.cri.runtime.exitContainer(containerId, 0);
