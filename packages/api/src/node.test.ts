@@ -1,4 +1,5 @@
 import { NodeSchema } from './node.js';
+import { newNodeInfo } from './testing/index.js';
 
 describe('Node schema', () => {
   it('parses a v1 Node as the API serves it, keeping fields it does not list', () => {
@@ -16,23 +17,12 @@ describe('Node schema', () => {
           { type: 'Hostname', address: 'node-1' },
         ],
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-        nodeInfo: {
-          machineID: 'm',
-          systemUUID: 'u',
-          bootID: 'b',
-          kernelVersion: '6.1.0',
-          osImage: 'Debian GNU/Linux 12 (bookworm)',
-          containerRuntimeVersion: 'containerd://1.6.20',
-          kubeletVersion: 'v1.34.0',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-        },
+        nodeInfo: newNodeInfo(),
         images: [{ names: ['busybox:latest'], sizeBytes: 2_000_000 }],
         runtimeHandlers: [{ name: 'runc' }],
       },
     });
-    expect(node.status?.nodeInfo?.containerRuntimeVersion).toBe('containerd://1.6.20');
+    expect(node.status?.nodeInfo).toEqual(newNodeInfo());
     expect(node.metadata).toEqual({ name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1' } });
     expect((node.status as Record<string, unknown>)['runtimeHandlers']).toEqual([{ name: 'runc' }]);
   });

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeSchema } from '@kubelet-ts/api';
+import { newNodeInfo } from '@kubelet-ts/api/testing';
 import type { NodeCondition } from '@kubelet-ts/api';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { conditions, createNodeStatus, daemonEndpoints, goArch, images, machineInfo, nodeAddress, osImageFrom, platformInfo, readHostInfo, versionInfo } from './index.js';
@@ -18,6 +19,7 @@ const pressure = (type: string, status: 'True' | 'False'): NodeCondition => ({
 
 describe('node status: the built node', () => {
   it('fills addresses, capacity and allocatable, nodeInfo, daemon endpoints, images and conditions, as a valid v1 Node', async () => {
+    const info = newNodeInfo({ machineID: 'mid', systemUUID: 'uuid', bootID: 'boot', architecture: 'arm64' });
     const status = createNodeStatus({
       nodeName: 'node-1',
       labels: { 'kubernetes.io/hostname': 'node-1' },
@@ -27,12 +29,12 @@ describe('node status: the built node', () => {
           capacity: () => ({ cpu: '4', memory: '8Gi' }),
           allocatable: () => ({ cpu: '3800m', memory: '7Gi' }),
           maxPods: 110,
-          machineID: () => 'mid',
-          systemUUID: () => 'uuid',
-          bootID: async () => 'boot',
+          machineID: () => info.machineID,
+          systemUUID: () => info.systemUUID,
+          bootID: async () => info.bootID,
         }),
-        versionInfo({ kernelVersion: () => '6.1.0', osImage: () => 'Debian GNU/Linux 12 (bookworm)', containerRuntimeVersion: async () => 'containerd://1.6.20', kubeletVersion: 'v1.34.0' }),
-        platformInfo({ operatingSystem: 'linux', architecture: 'arm64' }),
+        versionInfo({ kernelVersion: () => info.kernelVersion, osImage: () => info.osImage, containerRuntimeVersion: async () => info.containerRuntimeVersion, kubeletVersion: info.kubeletVersion }),
+        platformInfo({ operatingSystem: info.operatingSystem, architecture: info.architecture }),
         daemonEndpoints(() => 10250),
         images(
           () => [
@@ -58,18 +60,7 @@ describe('node status: the built node', () => {
         ],
         capacity: { cpu: '4', memory: '8Gi', pods: '110' },
         allocatable: { cpu: '3800m', memory: '7Gi', pods: '110' },
-        nodeInfo: {
-          machineID: 'mid',
-          systemUUID: 'uuid',
-          bootID: 'boot',
-          kernelVersion: '6.1.0',
-          osImage: 'Debian GNU/Linux 12 (bookworm)',
-          containerRuntimeVersion: 'containerd://1.6.20',
-          kubeletVersion: 'v1.34.0',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'arm64',
-        },
+        nodeInfo: info,
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
         images: [
           { names: ['big@sha256:b', 'big:1', 'big:latest'], sizeBytes: 1000 },

@@ -1,4 +1,5 @@
 import { applyPodDefaults } from '../defaults.js';
+import type { NodeSystemInfo } from '../node.js';
 import type { Container, Pod, PodSpec } from '../schemas.js';
 
 export interface NewPodOptions {
@@ -41,4 +42,21 @@ export function newPod(options: NewPodOptions = {}): Pod {
     },
   };
   return options.defaults === false ? pod : applyPodDefaults(pod);
+}
+
+/** A Node's nodeInfo as a Linux kubelet on containerd reports it; anything else from `overrides`. */
+export function newNodeInfo(overrides: Partial<NodeSystemInfo> = {}): NodeSystemInfo {
+  return {
+    machineID: 'machine-id',
+    systemUUID: 'system-uuid',
+    bootID: 'boot-id',
+    kernelVersion: '6.1.0',
+    osImage: 'Debian GNU/Linux 12 (bookworm)',
+    containerRuntimeVersion: 'containerd://1.6.20',
+    kubeletVersion: 'v1.34.0',
+    kubeProxyVersion: '',
+    operatingSystem: 'linux',
+    architecture: 'amd64',
+    ...overrides,
+  };
 }

@@ -1,2 +1,2 @@
-export { newPod, newContainer } from './builders.js';
+export { newPod, newContainer, newNodeInfo } from './builders.js';
 export type { NewPodOptions } from './builders.js';
