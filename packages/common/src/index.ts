@@ -12,4 +12,5 @@ export type { Counter, Gauge, Histogram, HistogramOptions, Labels, MetricArgs, M
 export { CommonError, UsageError, defineError } from './errors.js';
 export type { CodedError, CodedErrorClass, CommonErrorCode, ErrorCauseOptions } from './errors.js';
 export { formatGoDuration, goDurationError, normalizeGoDuration, parseGoDuration } from './duration.js';
-export { parseCommandLine } from './cli.js';
+export { parseCommandLine, runCommandLine } from './cli.js';
+export type { CommandContext, CommandLine, CommandLineProcess } from './cli.js';
