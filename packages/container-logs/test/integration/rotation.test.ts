@@ -5,63 +5,34 @@
  * doubles a line. The kubelet-ts-logs binary reads the same log through CRI.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import type { CriClient, PodSandboxConfig } from '@kubelet-ts/cri-client';
-import { Cleanup, removeCgroupTree, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
+import { SUITE_LABEL, runTestSandbox, runtimeEnv as env, testSandbox, useRuntimeSuite, waitFor } from '@kubelet-ts/test-support';
 import { createContainerLogManager, newLogOptions, readLogs } from '../../src/index.js';
 import type { LogChunk } from '../../src/index.js';
 
 const execFileAsync = promisify(execFile);
 const MAX_SIZE = 32 * 1024;
 const MAX_FILES = 3;
-const SUITE = { 'kubelet-ts.test/suite': 'container-logs' };
+const SUITE = { [SUITE_LABEL]: 'container-logs' };
 
-let client: CriClient;
-let cleanup: Cleanup;
-
-beforeEach(() => {
-  client = createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
-  cleanup = new Cleanup();
-});
-
-afterEach(async () => {
-  await cleanup.run();
-  client.close();
-});
+const suite = useRuntimeSuite({ connect: () => createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') }) });
 
 async function numberPrinter(): Promise<{ containerId: string; logPath: string }> {
-  const uid = randomUUID();
-  const name = `logs-${uid.slice(0, 8)}`;
-  const logDirectory = path.join(env('KUBELET_TS_POD_LOGS_DIR'), `kts-test_${name}_${uid}`);
-  const cgroupParent = `${env('KUBELET_TS_CGROUP_ROOT')}/pod${uid}`;
-  const config: PodSandboxConfig = {
-    metadata: { name, uid, namespace: 'kts-test', attempt: 0 },
-    hostname: '',
-    logDirectory,
-    labels: { 'io.kubernetes.pod.uid': uid, ...SUITE },
-    linux: { cgroupParent, securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } } },
-  };
-  fs.mkdirSync(logDirectory, { recursive: true });
-  cleanup.add(() => fs.rmSync(logDirectory, { recursive: true, force: true }));
-  cleanup.add(() => removeCgroupTree(cgroupParent));
-  const { podSandboxId } = await client.runtime.runPodSandbox({ config });
-  cleanup.add(async () => {
-    await client.runtime.stopPodSandbox({ podSandboxId }, { ignoreNotFound: true });
-    await client.runtime.removePodSandbox({ podSandboxId }, { ignoreNotFound: true });
-  });
+  const { client, cleanup } = suite;
+  const sandbox = testSandbox('logs', { suite: 'container-logs', hostNetwork: true });
+  const podSandboxId = await runTestSandbox(client.runtime, sandbox, cleanup);
   // ~500 numbered lines every 20 ms: tens of KiB a tick, so the 32 KiB limit is crossed between checks.
   const script = "trap 'exit 0' TERM; i=0; while true; do seq $((i+1)) $((i+500)); i=$((i+500)); sleep 0.02; done";
   const { containerId } = await client.runtime.createContainer({
     podSandboxId,
-    sandboxConfig: config,
+    sandboxConfig: sandbox.config,
     config: { metadata: { name: 'printer' }, image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') }, command: ['sh', '-c', script], logPath: 'printer/0.log', labels: SUITE },
   });
   await client.runtime.startContainer({ containerId });
-  return { containerId, logPath: path.join(logDirectory, 'printer/0.log') };
+  return { containerId, logPath: path.join(sandbox.logDirectory, 'printer/0.log') };
 }
 
 /** The numbers in the text, checked to be consecutive; returns [first, last]. */
@@ -77,11 +48,11 @@ function consecutive(text: string): [number, number] {
 
 test('rotation at maxSize with ReopenContainerLog keeps maxFiles files and loses or doubles no line', async () => {
   const { containerId, logPath } = await numberPrinter();
-  const manager = createContainerLogManager({ runtime: client.runtime, maxSize: MAX_SIZE, maxFiles: MAX_FILES, labelSelector: SUITE });
+  const manager = createContainerLogManager({ runtime: suite.client.runtime, maxSize: MAX_SIZE, maxFiles: MAX_FILES, labelSelector: SUITE });
   // A follower from the start sees every line exactly once, across every rotation.
   const followed: Buffer[] = [];
   const following = (async () => {
-    const chunks: AsyncIterable<LogChunk> = readLogs({ logPath, options: newLogOptions({ follow: true }, Date.now()), containerId, runtime: client.runtime, pollIntervalMs: 20 });
+    const chunks: AsyncIterable<LogChunk> = readLogs({ logPath, options: newLogOptions({ follow: true }, Date.now()), containerId, runtime: suite.client.runtime, pollIntervalMs: 20 });
     for await (const chunk of chunks) followed.push(chunk.data);
   })();
 
@@ -99,7 +70,7 @@ test('rotation at maxSize with ReopenContainerLog keeps maxFiles files and loses
   }
   expect(new Set(rotatedTo).size).toBe(5);
 
-  await client.runtime.stopContainer({ containerId, timeout: 2 });
+  await suite.client.runtime.stopContainer({ containerId, timeout: 2 });
   await following;
 
   const files = fs.readdirSync(path.dirname(logPath)).sort();
@@ -122,5 +93,5 @@ test('rotation at maxSize with ReopenContainerLog keeps maxFiles files and loses
   const cli = path.resolve(__dirname, '../../dist/cli.js');
   const { stdout } = await execFileAsync(process.execPath, [cli, 'logs', '--tail', '3', containerId], { env: { ...process.env, KUBELET_TS_CRI_ENDPOINT: env('KUBELET_TS_CRI_ENDPOINT') } });
   expect(stdout).toBe(`${lastKept - 2}\n${lastKept - 1}\n${lastKept}\n`);
-  await client.runtime.removeContainer({ containerId });
+  await suite.client.runtime.removeContainer({ containerId });
 });

@@ -3,8 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CriClient } from '../../src/index.js';
-import { Cleanup, env, newClient, waitFor } from './helpers.js';
+import { env, newClient, useRuntimeSuite, waitFor } from './helpers.js';
 
 // The registry images share their image ID with the imported localhost/kubelet-ts/* images, and CRI RemoveImage
 // removes every tag of an image ID: removing a pulled registry tag through CRI would also delete the shared test
@@ -79,77 +78,64 @@ function importUniqueImage(name: string, dir: string): void {
 }
 
 describe('CRI v1 against the real containerd: images', () => {
-  let client: CriClient;
-  const cleanup = new Cleanup();
-
-  beforeAll(() => {
-    client = newClient();
-  });
-
-  afterEach(async () => {
-    await cleanup.run();
-  });
-
-  afterAll(() => {
-    client.close();
-  });
+  const suite = useRuntimeSuite({ connect: newClient });
 
   it('pulls from the loopback registry without credentials and reports the image', async () => {
     const ref = `${env('KUBELET_TS_REGISTRY')}/kubelet-ts/http-echo:test`;
-    const presentBefore = (await client.image.imageStatus({ image: { image: ref } })).image !== null;
-    if (!presentBefore) cleanup.add(() => removeImageNames(ref));
-    const { imageRef } = await client.image.pullImage({ image: { image: ref } });
+    const presentBefore = (await suite.client.image.imageStatus({ image: { image: ref } })).image !== null;
+    if (!presentBefore) suite.cleanup.add(() => removeImageNames(ref));
+    const { imageRef } = await suite.client.image.pullImage({ image: { image: ref } });
     expect(imageRef).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const image = (await client.image.imageStatus({ image: { image: ref } })).image;
+    const image = (await suite.client.image.imageStatus({ image: { image: ref } })).image;
     expect(image?.id).toBe(imageRef);
     expect(image?.repoTags).toContain(ref);
     expect(image?.repoDigests.some((d) => d.startsWith(`${env('KUBELET_TS_REGISTRY')}/kubelet-ts/http-echo@sha256:`))).toBe(true);
     expect(Number(image?.size)).toBeGreaterThan(0);
-    const listed = await client.image.listImages({});
+    const listed = await suite.client.image.listImages({});
     expect(listed.images.find((i) => i.id === imageRef)?.repoTags).toContain(ref);
   });
 
   it('pulls from the authenticated registry with credentials, and fails clearly without or with wrong ones', async () => {
     const ref = `${env('KUBELET_TS_AUTH_REGISTRY')}/kubelet-ts/busybox:private`;
-    const presentBefore = (await client.image.imageStatus({ image: { image: ref } })).image !== null;
+    const presentBefore = (await suite.client.image.imageStatus({ image: { image: ref } })).image !== null;
     if (presentBefore) removeImageNames(ref);
-    cleanup.add(() => removeImageNames(ref));
+    suite.cleanup.add(() => removeImageNames(ref));
 
-    const anonymous = await client.image.pullImage({ image: { image: ref } }).catch((e: unknown) => e);
+    const anonymous = await suite.client.image.pullImage({ image: { image: ref } }).catch((e: unknown) => e);
     expect(anonymous).toMatchObject({ method: 'runtime.v1.ImageService/PullImage' });
     // containerd 1.6 passes the registry's 401 on; containerd 2 says it had no credentials to offer.
     expect((anonymous as Error).message).toMatch(/401 Unauthorized|no basic auth credentials/);
-    const wrong = await client.image.pullImage({ image: { image: ref }, auth: { username: env('KUBELET_TS_REGISTRY_USER'), password: 'wrong' } }).catch((e: unknown) => e);
+    const wrong = await suite.client.image.pullImage({ image: { image: ref }, auth: { username: env('KUBELET_TS_REGISTRY_USER'), password: 'wrong' } }).catch((e: unknown) => e);
     expect((wrong as Error).message).toMatch(/401 Unauthorized/);
-    expect((await client.image.imageStatus({ image: { image: ref } })).image).toBeNull();
+    expect((await suite.client.image.imageStatus({ image: { image: ref } })).image).toBeNull();
 
-    const { imageRef } = await client.image.pullImage({
+    const { imageRef } = await suite.client.image.pullImage({
       image: { image: ref },
       auth: { username: env('KUBELET_TS_REGISTRY_USER'), password: env('KUBELET_TS_REGISTRY_PASSWORD') },
     });
-    expect((await client.image.imageStatus({ image: { image: ref } })).image?.id).toBe(imageRef);
+    expect((await suite.client.image.imageStatus({ image: { image: ref } })).image?.id).toBe(imageRef);
   });
 
   it('removes an image with every tag, idempotently, and answers ImageStatus of a missing image with null', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kts-image-'));
-    cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
+    suite.cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
     const name = `localhost/kubelet-ts/unique-${randomUUID().slice(0, 8)}:v1`;
     importUniqueImage(name, dir);
-    cleanup.add(() => removeImageNames(name));
-    const image = (await client.image.imageStatus({ image: { image: name } })).image;
+    suite.cleanup.add(() => removeImageNames(name));
+    const image = (await suite.client.image.imageStatus({ image: { image: name } })).image;
     expect(image?.repoTags).toEqual([name]);
     const secondTag = name.replace(':v1', ':v2');
     ctr('images', 'tag', name, secondTag);
-    cleanup.add(() => removeImageNames(secondTag));
-    const tagged = (await client.image.imageStatus({ image: { image: image?.id ?? '' } })).image;
+    suite.cleanup.add(() => removeImageNames(secondTag));
+    const tagged = (await suite.client.image.imageStatus({ image: { image: image?.id ?? '' } })).image;
     expect(tagged?.repoTags.sort()).toEqual([name, secondTag].sort());
 
-    await client.image.removeImage({ image: { image: name } });
-    expect((await client.image.imageStatus({ image: { image: secondTag } })).image).toBeNull();
-    expect((await client.image.listImages({})).images.some((i) => i.id === image?.id)).toBe(false);
-    await expect(client.image.removeImage({ image: { image: name } })).resolves.toEqual({});
+    await suite.client.image.removeImage({ image: { image: name } });
+    expect((await suite.client.image.imageStatus({ image: { image: secondTag } })).image).toBeNull();
+    expect((await suite.client.image.listImages({})).images.some((i) => i.id === image?.id)).toBe(false);
+    await expect(suite.client.image.removeImage({ image: { image: name } })).resolves.toEqual({});
     // The shared test images are untouched.
-    expect((await client.image.imageStatus({ image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') } })).image).not.toBeNull();
+    expect((await suite.client.image.imageStatus({ image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') } })).image).not.toBeNull();
   });
 
   it('reports the image filesystem usage', async () => {
@@ -157,7 +143,7 @@ describe('CRI v1 against the real containerd: images', () => {
     const fsInfo = await waitFor(
       'a measured image filesystem',
       async () => {
-        const first = (await client.image.imageFsInfo({})).imageFilesystems[0];
+        const first = (await suite.client.image.imageFsInfo({})).imageFilesystems[0];
         return Number(first?.usedBytes?.value ?? '0') > 0 ? first : undefined;
       },
       30_000,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { createCriClient, CriError } from '../../src/index.js';
-import { Cleanup, env, runSandbox, testPod, waitFor } from './helpers.js';
+import { Cleanup, env, runTestSandbox, testPod, waitFor } from './helpers.js';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, '../../../..');
@@ -36,7 +36,7 @@ describe('CRI client resilience against the real containerd', () => {
     const client = createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT'), logger });
     cleanup.add(() => client.close());
     const pod = testPod('restart', { hostNetwork: true });
-    const podSandboxId = await runSandbox(client, pod, cleanup);
+    const podSandboxId = await runTestSandbox(client.runtime, pod, cleanup);
     fs.mkdirSync(path.join(pod.logDirectory, 'sleeper'), { recursive: true });
     const { containerId } = await client.runtime.createContainer({
       podSandboxId,

@@ -1,8 +1,4 @@
 // Helpers of the pod-lifecycle integration tests: real containerd from scripts/test-runtime.sh.
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { createBackoff, systemClock } from '@kubelet-ts/common';
 import { createCriClient } from '@kubelet-ts/cri-client';
@@ -14,9 +10,9 @@ import { createRuntimeHelper } from '../../src/index.js';
 import { createPodLifecycleForTest } from '../../src/testing/index.js';
 import type { ComposedPodLifecycle } from '../../src/testing/index.js';
 import type { PodLifecycle } from '../../src/index.js';
-import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
+import { podCgroupParent, runtimeEnv as env, testPod as suiteTestPod, useRuntimeSuite, waitFor } from '@kubelet-ts/test-support';
 
-export { env, waitFor };
+export { env, useRuntimeSuite, waitFor };
 
 export function newClient(): CriClient {
   return createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
@@ -41,7 +37,7 @@ export function startKubelet(client: CriClient, rootDir: string): Kubelet {
     getNodeIPs,
     volumes,
     resolvConf: '',
-    getPodCgroupParent: (pod) => `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`,
+    getPodCgroupParent: (pod) => podCgroupParent(pod.metadata.uid),
   });
   const runtime = createRuntimeManager({
     runtimeService: client.runtime,
@@ -72,26 +68,7 @@ export function startKubelet(client: CriClient, rootDir: string): Kubelet {
   };
 }
 
-/** A unique pod in the kts-test namespace. */
+/** A unique pod of this suite in the kts-test namespace (removed by the suite once tracked). */
 export function testPod(prefix: string, spec: Partial<Pod['spec']>): Pod {
-  const uid = randomUUID();
-  return {
-    metadata: { name: `${prefix}-${uid.slice(0, 8)}`, namespace: 'kts-test', uid, labels: { 'kubelet-ts.test/suite': 'pod-lifecycle' } },
-    spec: { containers: [], terminationGracePeriodSeconds: 2, ...spec },
-  };
+  return suiteTestPod(prefix, { suite: 'pod-lifecycle', terminationGracePeriodSeconds: 2 }, spec);
 }
-
-export function tempRoot(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'kts-pl-it-'));
-}
-
-/** Stops and removes every sandbox and container of the pod through CRI, then its logs and cgroups. */
-export async function removePod(client: CriClient, pod: Pod): Promise<void> {
-  await removeRuntimePod(client.runtime, pod.metadata.uid);
-  fs.rmSync(path.join(env('KUBELET_TS_POD_LOGS_DIR'), `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`), {
-    recursive: true,
-    force: true,
-  });
-  removeCgroupTree(`${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`);
-}
-

@@ -1,42 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
-import type { CriClient } from '@kubelet-ts/cri-client';
 import type { Kubelet } from './helpers.js';
-import { env, newClient, removePod, startKubelet, tempRoot, testPod, waitFor } from './helpers.js';
+import { env, newClient, startKubelet, testPod, useRuntimeSuite, waitFor } from './helpers.js';
 
 const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');
 
-let client: CriClient;
-let root: string;
-let pods: Pod[];
-let kubelets: Kubelet[];
+const suite = useRuntimeSuite({ connect: newClient, tempPrefix: 'kts-pl-it-' });
 
+/** A kubelet on the test's root dir, stopped after the test before its pods are removed. */
 function kubelet(): Kubelet {
-  const k = startKubelet(client, root);
-  kubelets.push(k);
+  const k = startKubelet(suite.client, suite.root);
+  suite.cleanup.add(() => k.stop());
   return k;
 }
 
-beforeAll(() => {
-  client = newClient();
-});
-afterAll(() => {
-  client.close();
-});
-beforeEach(() => {
-  root = tempRoot();
-  pods = [];
-  kubelets = [];
-});
-afterEach(async () => {
-  for (const k of kubelets) await k.stop();
-  for (const pod of pods) await removePod(client, pod);
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
 async function runningContainerIds(pod: Pod): Promise<string[]> {
-  const { containers } = await client.runtime.listContainers({ filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.metadata.uid } } });
+  const { containers } = await suite.client.runtime.listContainers({ filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.metadata.uid } } });
   return containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
 }
 
@@ -59,7 +39,7 @@ describe('pod lifecycle against containerd', () => {
         },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     const uid = pod.metadata.uid;
     k.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     k.lifecycle.setSourcesReady();
@@ -76,7 +56,7 @@ describe('pod lifecycle against containerd', () => {
       expect.objectContaining({ name: 'main', ready: true, started: true, restartCount: 0, containerID: `containerd://${id}`, state: { running: { startedAt: expect.any(String) } } }),
     ]);
 
-    const dataDir = path.join(root, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'data');
+    const dataDir = path.join(suite.root, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'data');
     const out = await waitFor('the container output', () => {
       const file = path.join(dataDir, 'out');
       return fs.existsSync(file) && fs.readFileSync(file, 'utf8') !== '' ? fs.readFileSync(file, 'utf8') : undefined;
@@ -94,11 +74,11 @@ describe('pod lifecycle against containerd', () => {
     // Stopped, then removed from the runtime altogether (the manifest is gone).
     await waitFor('containers and sandbox removed', async () => {
       const selector = { labelSelector: { 'io.kubernetes.pod.uid': uid } };
-      const { containers } = await client.runtime.listContainers({ filter: selector });
-      const { items } = await client.runtime.listPodSandbox({ filter: selector });
+      const { containers } = await suite.client.runtime.listContainers({ filter: selector });
+      const { items } = await suite.client.runtime.listPodSandbox({ filter: selector });
       return containers.length === 0 && items.length === 0 ? true : undefined;
     });
-    await waitFor('the pod dir removed', () => (fs.existsSync(path.join(root, 'pods', uid)) ? undefined : true));
+    await waitFor('the pod dir removed', () => (fs.existsSync(path.join(suite.root, 'pods', uid)) ? undefined : true));
     expect(k.lifecycle.getPods()).toEqual([]);
   });
 
@@ -106,7 +86,8 @@ describe('pod lifecycle against containerd', () => {
     const k = kubelet();
     const crash = testPod('crash', { containers: [{ name: 'crash', image: BUSYBOX, command: ['sh', '-c', 'exit 3'] }] });
     const once = testPod('once', { restartPolicy: 'Never', containers: [{ name: 'job', image: BUSYBOX, command: ['true'] }] });
-    pods.push(crash, once);
+    suite.track(crash);
+    suite.track(once);
     k.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [crash, once] });
 
     const crashing = await waitFor('CrashLoopBackOff', () => {
@@ -125,7 +106,7 @@ describe('pod lifecycle against containerd', () => {
     expect(done.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(done.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
     await waitFor('the sandbox of the finished pod stopped', async () => {
-      const { items } = await client.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.uid': once.metadata.uid } } });
+      const { items } = await suite.client.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.uid': once.metadata.uid } } });
       return items.length > 0 && items.every((s) => s.state === 'SANDBOX_NOTREADY') ? true : undefined;
     });
   });
@@ -134,7 +115,8 @@ describe('pod lifecycle against containerd', () => {
     const first = kubelet();
     const kept = testPod('kept', { containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }] });
     const orphan = testPod('orphan', { containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }] });
-    pods.push(kept, orphan);
+    suite.track(kept);
+    suite.track(orphan);
     first.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [kept, orphan] });
     await waitFor('both pods Running', () =>
       [kept, orphan].every((p) => first.lifecycle.getPodStatus(p.metadata.uid)?.phase === 'Running') ? true : undefined,

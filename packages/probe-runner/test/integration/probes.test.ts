@@ -3,58 +3,32 @@
  * (success, failure with output, timeout), httpGet and tcpSocket probes to a pod IP, and a probe
  * manager driving a readiness probe end to end.
  */
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Pod, PodStatus } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import type { CriClient, PodSandboxConfig } from '@kubelet-ts/cri-client';
+import type { CriClient } from '@kubelet-ts/cri-client';
+import { Cleanup, runTestSandbox, runtimeEnv as env, testSandbox, waitFor } from '@kubelet-ts/test-support';
 import { createCriExecFn, createProbeManager, createProber } from '../../src/index.js';
 import type { ProbeResultChange, ProbeTarget } from '../../src/index.js';
-
-function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set: start the runtime with bash scripts/test-runtime.sh up`);
-  return value;
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 let client: CriClient;
 let sandboxId = '';
 let execContainerId = '';
 let podIP = '';
-const uid = randomUUID();
-const name = `probe-runner-${uid.slice(0, 8)}`;
-const logDirectory = path.join(env('KUBELET_TS_POD_LOGS_DIR'), `kts-test_${name}_${uid}`);
-const cgroupParent = `${env('KUBELET_TS_CGROUP_ROOT')}/pod${uid}`;
+// One sandbox for the file, removed after its last test.
+const sandbox = testSandbox('probe-runner', { suite: 'probe-runner' });
+const { uid, name } = sandbox;
+const cleanup = new Cleanup();
 
 beforeAll(async () => {
   client = createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
-  fs.mkdirSync(logDirectory, { recursive: true });
-  const config: PodSandboxConfig = {
-    metadata: { name, uid, namespace: 'kts-test', attempt: 0 },
-    hostname: name,
-    logDirectory,
-    labels: { 'io.kubernetes.pod.uid': uid, 'kubelet-ts.test/suite': 'probe-runner' },
-    linux: { cgroupParent, securityContext: { namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
-  };
-  ({ podSandboxId: sandboxId } = await client.runtime.runPodSandbox({ config }));
+  sandboxId = await runTestSandbox(client.runtime, sandbox, cleanup);
   podIP = (await client.runtime.podSandboxStatus({ podSandboxId: sandboxId })).status?.network?.ip ?? '';
   const start = async (container: string, image: string, command: string[]): Promise<string> => {
     const { containerId } = await client.runtime.createContainer({
       podSandboxId: sandboxId,
       config: { metadata: { name: container, attempt: 0 }, image: { image }, command, logPath: `${container}.log` },
-      sandboxConfig: config,
+      sandboxConfig: sandbox.config,
     });
     await client.runtime.startContainer({ containerId });
     return containerId;
@@ -64,19 +38,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (sandboxId !== '') {
-    await client.runtime.stopPodSandbox({ podSandboxId: sandboxId }, { ignoreNotFound: true });
-    const { containers } = await client.runtime.listContainers({ filter: { podSandboxId: sandboxId } });
-    for (const c of containers) await client.runtime.removeContainer({ containerId: c.id }, { ignoreNotFound: true });
-    await client.runtime.removePodSandbox({ podSandboxId: sandboxId }, { ignoreNotFound: true });
-  }
-  client.close();
-  fs.rmSync(logDirectory, { recursive: true, force: true });
-  for (const controller of fs.readdirSync('/sys/fs/cgroup')) {
-    const dir = path.join('/sys/fs/cgroup', controller, cgroupParent);
-    if (!fs.existsSync(dir)) continue;
-    for (const child of fs.readdirSync(dir, { withFileTypes: true })) if (child.isDirectory()) fs.rmdirSync(path.join(dir, child.name));
-    fs.rmdirSync(dir);
+  try {
+    await cleanup.run();
+  } finally {
+    client.close();
   }
 });
 

@@ -1,15 +1,13 @@
 // Shared helpers of the runtime-manager integration tests (real containerd from scripts/test-runtime.sh).
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import type { RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
-import { removeCgroupTree, removeRuntimePod, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
+import { podCgroupParent, removeTestPod, runtimeEnv as env, testPod as suiteTestPod, useRuntimeSuite, waitFor } from '@kubelet-ts/test-support';
 
-export { env, waitFor };
+export { env, removeTestPod, useRuntimeSuite, waitFor };
 
 export function newClient(): CriClient {
   return createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
@@ -44,7 +42,7 @@ export class TestRuntimeHelper implements RuntimeHelper {
   }
 
   getPodCgroupParent(pod: Pod): string {
-    return `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`;
+    return podCgroupParent(pod.metadata.uid);
   }
 
   async getPodDNS(): Promise<{ servers: string[]; searches: string[]; options: string[] }> {
@@ -56,26 +54,7 @@ export class TestRuntimeHelper implements RuntimeHelper {
   }
 }
 
-/** A unique pod in the kts-test namespace. */
+/** A unique pod of this suite in the kts-test namespace (removed by the suite once tracked). */
 export function testPod(prefix: string, spec: Partial<Pod['spec']>): Pod {
-  const uid = randomUUID();
-  return {
-    metadata: { name: `${prefix}-${uid.slice(0, 8)}`, namespace: 'kts-test', uid, labels: { 'kubelet-ts.test/suite': 'runtime-manager' } },
-    spec: { containers: [], terminationGracePeriodSeconds: 5, ...spec },
-  };
+  return suiteTestPod(prefix, { suite: 'runtime-manager', terminationGracePeriodSeconds: 5 }, spec);
 }
-
-export function tempRoot(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'kts-rm-it-'));
-}
-
-/** Stops and removes every sandbox and container of the pod through CRI, then its logs and cgroups. */
-export async function removePod(client: CriClient, pod: Pod): Promise<void> {
-  await removeRuntimePod(client.runtime, pod.metadata.uid);
-  fs.rmSync(path.join(env('KUBELET_TS_POD_LOGS_DIR'), `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`), {
-    recursive: true,
-    force: true,
-  });
-  removeCgroupTree(`${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`);
-}
-

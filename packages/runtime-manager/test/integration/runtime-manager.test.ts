@@ -5,11 +5,10 @@ import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { createBackoff, systemClock } from '@kubelet-ts/common';
 import type { Backoff } from '@kubelet-ts/common';
-import type { CriClient } from '@kubelet-ts/cri-client';
 import { hashContainer } from '@kubelet-ts/container-runtime';
 import type { ContainerRuntime, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { createRuntimeManager } from '../../src/index.js';
-import { TestRuntimeHelper, env, newClient, removePod, tempRoot, testPod, waitFor } from './helpers.js';
+import { TestRuntimeHelper, env, newClient, removeTestPod, testPod, useRuntimeSuite, waitFor } from './helpers.js';
 
 const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');
 const HTTP = env('KUBELET_TS_HTTP_IMAGE');
@@ -26,13 +25,11 @@ function removeImageNames(repo: string): void {
   if (names.length > 0) ctr('images', 'rm', ...names);
 }
 
-let client: CriClient;
-let root: string;
+const suite = useRuntimeSuite({ connect: newClient, tempPrefix: 'kts-rm-it-' });
 let helper: TestRuntimeHelper;
-let pods: Pod[];
 
 function manager(): ContainerRuntime {
-  return createRuntimeManager({ runtimeService: client.runtime, imageService: client.image, helper, podLogsDir: LOGS, clock: systemClock });
+  return createRuntimeManager({ runtimeService: suite.client.runtime, imageService: suite.client.image, helper, podLogsDir: LOGS, clock: systemClock });
 }
 
 function shortBackoff(): Backoff {
@@ -59,20 +56,8 @@ function httpGet(url: string): Promise<string> {
   });
 }
 
-beforeAll(() => {
-  client = newClient();
-});
-afterAll(() => {
-  client.close();
-});
 beforeEach(() => {
-  root = tempRoot();
-  helper = new TestRuntimeHelper(root);
-  pods = [];
-});
-afterEach(async () => {
-  for (const pod of pods) await removePod(client, pod);
-  fs.rmSync(root, { recursive: true, force: true });
+  helper = new TestRuntimeHelper(suite.root);
 });
 
 describe('runtime-manager against containerd', () => {
@@ -84,7 +69,7 @@ describe('runtime-manager against containerd', () => {
         { name: 'web', image: HTTP, ports: [{ containerPort: 8080, protocol: 'TCP' }] },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     const result = await syncOnce(rm, pod, shortBackoff());
     expect(result.error).toBeUndefined();
     expect(result.results.filter((r) => r.action === 'StartContainer').map((r) => r.target)).toEqual(['main', 'web']);
@@ -133,7 +118,7 @@ describe('runtime-manager against containerd', () => {
         },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     await syncOnce(rm, pod, backoff);
     const exited = async (count: number) =>
       waitFor(`instance ${count} exited`, async () => {
@@ -172,7 +157,7 @@ describe('runtime-manager against containerd', () => {
 
   it('KillPod runs the preStop hook (observable on the host), stops the containers and the sandbox', async () => {
     const rm = manager();
-    const hostDir = path.join(root, 'shared');
+    const hostDir = path.join(suite.root, 'shared');
     fs.mkdirSync(hostDir);
     const pod = testPod('kill', {
       volumes: [{ name: 'shared', hostPath: { path: hostDir } }],
@@ -186,7 +171,7 @@ describe('runtime-manager against containerd', () => {
         },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     expect((await syncOnce(rm, pod, shortBackoff())).error).toBeUndefined();
     await waitFor('running', async () => ((await status(rm, pod)).containers[0]?.state === 'running' ? true : undefined));
 
@@ -224,7 +209,7 @@ describe('runtime-manager against containerd', () => {
         },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     expect((await syncOnce(rm, pod, shortBackoff())).error).toBeUndefined();
     const st = await waitFor('running', async () => {
       const s = await status(rm, pod);
@@ -238,7 +223,7 @@ describe('runtime-manager against containerd', () => {
     expect(cgroup('cpu', 'cpu.cfs_quota_us')).toBe('50000');
     expect(cgroup('memory', 'memory.limit_in_bytes')).toBe(String(64 * 1024 * 1024));
 
-    const exec = async (cmd: string[]) => client.runtime.execSync({ containerId: id, cmd, timeout: 10 });
+    const exec = async (cmd: string[]) => suite.client.runtime.execSync({ containerId: id, cmd, timeout: 10 });
     const write = await exec(['sh', '-c', 'touch /rootfs-write 2>&1; echo rc=$?']);
     expect(write.stdout.toString()).toMatch(/Read-only file system[\s\S]*rc=1/);
     const caps = (await exec(['sh', '-c', 'grep CapEff /proc/self/status'])).stdout.toString();
@@ -270,7 +255,7 @@ describe('runtime-manager against containerd', () => {
         },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     let result = await syncOnce(rm, pod, backoff);
     expect(result.results.map((r) => `${r.action}:${r.target}`)).toContain('InitContainer:prepare');
     await waitFor('init done', async () => ((await status(rm, pod)).containers.find((c) => c.name === 'prepare')?.state === 'exited' ? true : undefined));
@@ -294,8 +279,8 @@ describe('runtime-manager against containerd', () => {
   it('pulls from the registry with pullPolicy Always; a missing image is ErrImagePull, then ImagePullBackOff', async () => {
     const pulled = `${REGISTRY}/kubelet-ts/busybox:test`;
     const rm = createRuntimeManager({
-      runtimeService: client.runtime,
-      imageService: client.image,
+      runtimeService: suite.client.runtime,
+      imageService: suite.client.image,
       helper,
       podLogsDir: LOGS,
       clock: systemClock,
@@ -307,7 +292,7 @@ describe('runtime-manager against containerd', () => {
         { name: 'missing', image: `${REGISTRY}/kubelet-ts/does-not-exist:1`, imagePullPolicy: 'IfNotPresent' },
       ],
     });
-    pods.push(pod);
+    suite.track(pod);
     try {
       let result = await syncOnce(rm, pod, shortBackoff());
       expect(result.results.find((r) => r.target === 'pulled')).toEqual({ action: 'StartContainer', target: 'pulled' });
@@ -326,7 +311,7 @@ describe('runtime-manager against containerd', () => {
       // a pulled image is reported by its repo digest
       expect(st.imageRef.startsWith(`${REGISTRY}/kubelet-ts/busybox@sha256:`)).toBe(true);
     } finally {
-      await removePod(client, pod);
+      await removeTestPod(suite.client.runtime, pod);
       removeImageNames(pulled);
     }
   });

@@ -4,30 +4,17 @@
  * running busybox container's CPU, memory, writable layer and log file show up, with the pod cgroup's
  * usage and process count.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import type { CriClient, PodSandboxConfig } from '@kubelet-ts/cri-client';
-import { Cleanup, removeCgroupTree, runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
+import { runTestSandbox, runtimeEnv as env, testSandbox, useRuntimeSuite, waitFor } from '@kubelet-ts/test-support';
 import { createSummaryProvider, createVolumeStatsSource } from '../../src/index.js';
 import type { CgroupUsage, Summary } from '../../src/index.js';
 
 const CGROUP_FS = '/sys/fs/cgroup';
-let client: CriClient;
-let cleanup: Cleanup;
-
-beforeEach(() => {
-  client = createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') });
-  cleanup = new Cleanup();
-});
-
-afterEach(async () => {
-  await cleanup.run();
-  client.close();
-});
+const suite = useRuntimeSuite({ connect: () => createCriClient({ endpoint: env('KUBELET_TS_CRI_ENDPOINT') }), tempPrefix: 'stats-it-' });
 
 function readNumber(file: string): number {
   return Number(fs.readFileSync(file, 'utf8').trim());
@@ -42,8 +29,7 @@ function cgroupUsage(parent: string): CgroupUsage {
 }
 
 test('node figures agree with /proc, statfs and CRI ImageFsInfo', async () => {
-  const rootDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-it-'));
-  cleanup.add(() => fs.rmSync(rootDir, { recursive: true, force: true }));
+  const { client, root: rootDir } = suite;
   const provider = createSummaryProvider({ nodeName: 'it-node', rootDir, runtimeService: client.runtime, imageService: client.image, getPods: () => [] });
   const first = await provider.get({ updateStats: true });
   const { node } = first;
@@ -84,37 +70,20 @@ test('node figures agree with /proc, statfs and CRI ImageFsInfo', async () => {
 });
 
 test("a running busybox container's CPU, memory, writable layer and logs, and its pod cgroup, show up in the summary", async () => {
-  const uid = randomUUID();
-  const name = `stats-${uid.slice(0, 8)}`;
-  const namespace = 'kts-test';
+  const { client, root: rootDir } = suite;
   const podLogsDir = env('KUBELET_TS_POD_LOGS_DIR');
-  const logDirectory = path.join(podLogsDir, `${namespace}_${name}_${uid}`);
-  const cgroupParent = `${env('KUBELET_TS_CGROUP_ROOT')}/pod${uid}`;
-  const rootDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-it-'));
-  cleanup.add(() => fs.rmSync(rootDir, { recursive: true, force: true }));
-  fs.mkdirSync(logDirectory, { recursive: true });
-  cleanup.add(() => fs.rmSync(logDirectory, { recursive: true, force: true }));
-  cleanup.add(() => removeCgroupTree(cgroupParent));
+  const sandbox = testSandbox('stats', { suite: 'stats', hostNetwork: true });
+  const { uid, name, cgroupParent } = sandbox;
+  const { namespace } = sandbox.config.metadata;
   // An emptyDir-like volume directory with 1 MiB in it.
   const volumeDir = path.join(rootDir, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'cache');
   fs.mkdirSync(volumeDir, { recursive: true });
   fs.writeFileSync(path.join(volumeDir, 'blob'), Buffer.alloc(1024 * 1024, 7));
 
-  const config: PodSandboxConfig = {
-    metadata: { name, uid, namespace, attempt: 0 },
-    hostname: '',
-    logDirectory,
-    labels: { 'io.kubernetes.pod.uid': uid, 'kubelet-ts.test/suite': 'stats' },
-    linux: { cgroupParent, securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } } },
-  };
-  const { podSandboxId } = await client.runtime.runPodSandbox({ config });
-  cleanup.add(async () => {
-    await client.runtime.stopPodSandbox({ podSandboxId }, { ignoreNotFound: true });
-    await client.runtime.removePodSandbox({ podSandboxId }, { ignoreNotFound: true });
-  });
+  const podSandboxId = await runTestSandbox(client.runtime, sandbox, suite.cleanup);
   const { containerId } = await client.runtime.createContainer({
     podSandboxId,
-    sandboxConfig: config,
+    sandboxConfig: sandbox.config,
     config: {
       metadata: { name: 'app', attempt: 0 },
       image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') },
