@@ -29,6 +29,8 @@ step "layer rules (dependency-cruiser)"
 npm run --silent check:layers || status=1
 step "published shape (publint, attw)"
 npx turbo run check:publish --output-logs=errors-only --continue || status=1
+step "API reports (api-extractor)"
+npx turbo run check:api --output-logs=errors-only --continue || status=1
 
 step "unit tests"
 npx turbo run test:unit --concurrency=2 --continue || status=1
