@@ -14,3 +14,5 @@ export type { CodedError, CodedErrorClass, CommonErrorCode, ErrorCauseOptions } 
 export { formatGoDuration, goDurationError, normalizeGoDuration, parseGoDuration } from './duration.js';
 export { parseCommandLine, runCommandLine } from './cli.js';
 export type { CommandContext, CommandLine, CommandLineProcess } from './cli.js';
+export { parseMountInfo } from './mountinfo.js';
+export type { MountPoint } from './mountinfo.js';

@@ -17,8 +17,8 @@ export type {
 export { createVolumeManager } from './volume-manager.js';
 export type { VolumeManagerOptions } from './volume-manager.js';
 
-export { createSystemMounter, parseMountInfo, isMountPoint } from './mounter.js';
-export type { Mounter, MountPoint, SystemMounterOptions } from './mounter.js';
+export { createSystemMounter, isMountPoint } from './mounter.js';
+export type { Mounter, SystemMounterOptions } from './mounter.js';
 
 export { writeAtomic, validatePayloadPath } from './atomic-writer.js';
 export type { FileProjection, AtomicWriteOptions } from './atomic-writer.js';

@@ -1,22 +1,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseMountInfo } from '@kubelet-ts/common';
 import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
 import type { TempDir } from './internal/test-dirs.js';
-import { createSystemMounter, isMountPoint, parseMountInfo } from './mounter.js';
+import { createSystemMounter, isMountPoint } from './mounter.js';
 
-describe('parseMountInfo', () => {
-  it('parses fields, optional fields and octal escapes', () => {
-    const text = [
-      '36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw,errors=continue',
-      '40 25 0:45 / /var/lib/kubelet/pods/u/volumes/kubernetes.io~empty-dir/cache rw,relatime - tmpfs tmpfs rw,size=1024k',
-      'garbage',
-    ].join('\n');
-    const mounts = parseMountInfo(text);
-    expect(mounts).toHaveLength(2);
-    expect(mounts[0]).toMatchObject({ id: 36, parentId: 35, root: '/mnt1', mountPoint: '/mnt/with space', fsType: 'ext3', source: '/dev/root', options: ['rw', 'noatime'] });
-    expect(mounts[1]).toMatchObject({ fsType: 'tmpfs', superOptions: ['rw', 'size=1024k'] });
-    expect(isMountPoint(mounts, '/mnt/with space')).toBe(true);
-    expect(isMountPoint(mounts, '/mnt')).toBe(false);
+describe('isMountPoint', () => {
+  it('matches unescaped mount points exactly', () => {
+    const mounts = parseMountInfo('40 25 0:45 / /var/lib/kubelet/pods/u/volumes/a\\040b rw - tmpfs tmpfs rw\n');
+    expect(isMountPoint(mounts, '/var/lib/kubelet/pods/u/volumes/a b')).toBe(true);
+    expect(isMountPoint(mounts, '/var/lib/kubelet/pods/u/volumes')).toBe(false);
   });
 });
 

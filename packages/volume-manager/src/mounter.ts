@@ -1,19 +1,8 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import type { MountPoint } from '@kubelet-ts/common';
+import { parseMountInfo } from '@kubelet-ts/common';
 import { VolumeError } from './errors.js';
-
-/** One line of /proc/self/mountinfo. */
-export interface MountPoint {
-  id: number;
-  parentId: number;
-  /** The root of the mount inside its filesystem (a bind mount of a subdirectory shows it here). */
-  root: string;
-  mountPoint: string;
-  options: string[];
-  fsType: string;
-  source: string;
-  superOptions: string[];
-}
 
 /**
  * The mount syscalls the volume manager needs (upstream mount.Interface, reduced). The real one
@@ -27,31 +16,6 @@ export interface Mounter {
   unmount(target: string): Promise<void>;
   /** Every mount point of this mount namespace. */
   list(): Promise<MountPoint[]>;
-}
-
-// mountinfo escapes space, tab, newline and backslash as \ooo.
-const unescape = (s: string): string => s.replace(/\\([0-7]{3})/g, (_m, oct: string) => String.fromCharCode(parseInt(oct, 8)));
-
-/** Parses /proc/<pid>/mountinfo (proc(5)). Lines that do not parse are skipped. */
-export function parseMountInfo(text: string): MountPoint[] {
-  const mounts: MountPoint[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const fields = line.split(' ');
-    const sep = fields.indexOf('-');
-    if (sep < 6 || fields.length < sep + 4) continue;
-    mounts.push({
-      id: Number(fields[0]),
-      parentId: Number(fields[1]),
-      root: unescape(fields[3] ?? ''),
-      mountPoint: unescape(fields[4] ?? ''),
-      options: (fields[5] ?? '').split(','),
-      fsType: fields[sep + 1] ?? '',
-      source: unescape(fields[sep + 2] ?? ''),
-      superOptions: (fields[sep + 3] ?? '').split(','),
-    });
-  }
-  return mounts;
 }
 
 function run(file: string, args: string[]): Promise<void> {

@@ -7,20 +7,16 @@
  * staged, even by a driver with STAGE_UNSTAGE_VOLUME: NodeStage/NodeUnstage are for PV-backed
  * volumes, which need API mode.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createFakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import type { FakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
-import { createSystemMounter, csiEphemeralVolumeHandle, parseMountInfo } from '@kubelet-ts/volume-manager';
-import type { MountPoint } from '@kubelet-ts/volume-manager';
+import { createSystemMounter, csiEphemeralVolumeHandle } from '@kubelet-ts/volume-manager';
 import { createFakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
 import type { FakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
-import { busyboxPod, createKubelet, eventually, waitHealthy } from './harness.js';
+import { busyboxPod, createKubelet, eventually, waitHealthy, mountsUnder, unmountAllUnder } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 
-const execFileAsync = promisify(execFile);
 const DRIVER = 'bind.csi.kubelet-ts.test';
 
 let kubelet: KubeletUnderTest;
@@ -28,18 +24,6 @@ let csi: FakeCsiNodeServer;
 let registration: FakeRegistrationServer;
 let backingDir = '';
 let csiSocket = '';
-
-async function mountsUnder(dir: string): Promise<MountPoint[]> {
-  const mounts = parseMountInfo(await fs.readFile('/proc/self/mountinfo', 'utf8'));
-  return mounts.filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(dir + path.sep));
-}
-
-async function unmountAllUnder(dir: string): Promise<void> {
-  const mounts = (await mountsUnder(dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length);
-  for (const m of mounts) {
-    await execFileAsync('umount', [m.mountPoint]).catch(() => execFileAsync('umount', ['-l', m.mountPoint]).catch(() => undefined));
-  }
-}
 
 const exists = (p: string): Promise<boolean> => fs.lstat(p).then(() => true, () => false);
 

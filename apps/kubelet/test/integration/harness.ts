@@ -11,6 +11,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parseMountInfo } from '@kubelet-ts/common';
+import type { MountPoint } from '@kubelet-ts/common';
 import { createCriClient, ignoreNotFound } from '@kubelet-ts/cri-client';
 import { runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 import type { CriClient } from '@kubelet-ts/cri-client';
@@ -227,6 +229,20 @@ export function removeCgroupHierarchy(root: string): void {
     }
   };
   for (const controller of readdirSync('/sys/fs/cgroup')) remove(path.join('/sys/fs/cgroup', controller, root));
+}
+
+/** The mounts at or below `dir` right now. */
+export async function mountsUnder(dir: string): Promise<MountPoint[]> {
+  const mounts = parseMountInfo(await fs.readFile('/proc/self/mountinfo', 'utf8'));
+  return mounts.filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(dir + path.sep));
+}
+
+/** Unmounts everything at or below `dir`, deepest first (lazily when busy), ignoring failures. */
+export async function unmountAllUnder(dir: string): Promise<void> {
+  const mounts = (await mountsUnder(dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length);
+  for (const m of mounts) {
+    await execFileAsync('umount', [m.mountPoint]).catch(() => execFileAsync('umount', ['-l', m.mountPoint]).catch(() => undefined));
+  }
 }
 
 /** Waits until the kubelet's /healthz answers ok. */

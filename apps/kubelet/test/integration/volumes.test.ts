@@ -6,16 +6,11 @@
  * the kubelet was down). configMap and secret volumes from `--static-object-dir` manifests: an
  * edited ConfigMap reaches the container atomically (a reader never sees a mix), the secret is on tmpfs.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { parseMountInfo } from '@kubelet-ts/volume-manager';
-import type { MountPoint } from '@kubelet-ts/volume-manager';
-import { BUSYBOX, busyboxPod, containerState, createKubelet, criContainersOf, criSandboxesOf, eventually, waitHealthy } from './harness.js';
+import { BUSYBOX, busyboxPod, containerState, createKubelet, criContainersOf, criSandboxesOf, eventually, waitHealthy, mountsUnder, unmountAllUnder } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 
-const execFileAsync = promisify(execFile);
 
 let kubelet: KubeletUnderTest;
 let objectDir = '';
@@ -36,18 +31,6 @@ afterAll(async () => {
   await unmountAllUnder(kubelet.rootDir);
   await kubelet.cleanup();
 });
-
-async function mountsUnder(dir: string): Promise<MountPoint[]> {
-  const mounts = parseMountInfo(await fs.readFile('/proc/self/mountinfo', 'utf8'));
-  return mounts.filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(dir + path.sep));
-}
-
-async function unmountAllUnder(dir: string): Promise<void> {
-  const mounts = (await mountsUnder(dir)).sort((a, b) => b.mountPoint.length - a.mountPoint.length);
-  for (const m of mounts) {
-    await execFileAsync('umount', [m.mountPoint]).catch(() => execFileAsync('umount', ['-l', m.mountPoint]).catch(() => undefined));
-  }
-}
 
 const podDir = (uid: string): string => path.join(kubelet.rootDir, 'pods', uid);
 const exists = (p: string): Promise<boolean> => fs.lstat(p).then(() => true, () => false);

@@ -1,3 +1,4 @@
+import { parseMountInfo } from '@kubelet-ts/common';
 import { CgroupError } from '../errors.js';
 
 /** One cgroup filesystem mount from /proc/self/mountinfo. */
@@ -23,30 +24,15 @@ export interface CgroupLayout {
   mounts: CgroupMount[];
 }
 
-// mountinfo escapes space, tab, newline and backslash as octal (\040 …).
-function unescape(field: string): string {
-  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
 const KNOWN_V1_OPTIONS = new Set(['rw', 'ro', 'nosuid', 'nodev', 'noexec', 'relatime', 'noatime', 'clone_children', 'xattr', 'nsdelegate', 'memory_recursiveprot', 'favordynmods', 'memory_localevents', 'cpuset_v2_mode', 'noprefix']);
 
 /** Parses the cgroup mounts out of a mountinfo text (proc(5) format). */
 export function parseCgroupMounts(text: string): CgroupMount[] {
   const out: CgroupMount[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const fields = line.split(' ');
-    const sep = fields.indexOf('-');
-    if (sep < 6) continue;
-    const fstype = fields[sep + 1];
-    const superOptions = fields[sep + 3] ?? '';
-    const root = unescape(fields[3] ?? '/');
-    const mountPoint = unescape(fields[4] ?? '');
-    if (fstype === 'cgroup2') out.push({ version: 2, mountPoint, root, controllers: [] });
-    else if (fstype === 'cgroup') {
-      const controllers = superOptions
-        .split(',')
-        .filter((o) => o !== '' && !KNOWN_V1_OPTIONS.has(o) && !o.startsWith('release_agent='));
+  for (const { fsType, mountPoint, root, superOptions } of parseMountInfo(text)) {
+    if (fsType === 'cgroup2') out.push({ version: 2, mountPoint, root, controllers: [] });
+    else if (fsType === 'cgroup') {
+      const controllers = superOptions.filter((o) => o !== '' && !KNOWN_V1_OPTIONS.has(o) && !o.startsWith('release_agent='));
       out.push({ version: 1, mountPoint, root, controllers });
     }
   }

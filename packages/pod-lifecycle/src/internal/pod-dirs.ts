@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { parseMountInfo } from '@kubelet-ts/common';
 import { PodLifecycleError } from '../errors.js';
 
 /** `<rootDir>/pods/<uid>` (upstream getPodDir). */
@@ -36,12 +37,7 @@ export async function readMountPoints(path = '/proc/self/mountinfo'): Promise<st
   } catch {
     return [];
   }
-  const out: string[] = [];
-  for (const line of text.split('\n')) {
-    const field = line.split(' ')[4];
-    if (field !== undefined && field !== '') out.push(field.replace(/\\([0-7]{3})/g, (_m, oct: string) => String.fromCharCode(parseInt(oct, 8))));
-  }
-  return out;
+  return parseMountInfo(text).map((m) => m.mountPoint);
 }
 
 /**

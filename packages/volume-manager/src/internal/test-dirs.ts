@@ -2,7 +2,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { createSystemMounter, parseMountInfo } from '../mounter.js';
+import { parseMountInfo } from '@kubelet-ts/common';
+import { createSystemMounter } from '../mounter.js';
 
 export interface TempDir {
   path: string;

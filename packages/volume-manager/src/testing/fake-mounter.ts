@@ -1,4 +1,5 @@
-import type { Mounter, MountPoint } from '../mounter.js';
+import type { MountPoint } from '@kubelet-ts/common';
+import type { Mounter } from '../mounter.js';
 
 export interface MountCall {
   op: 'mount' | 'unmount';
