@@ -15,54 +15,27 @@
 // Needs the runtime of `bash scripts/test-runtime.sh up` and takes the integration tests' lock on it.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
+import { KUBELET_MAIN, REPO_ROOT, env, fileStamp, loadRuntimeEnv, log, parseArgs, sleep } from '../lib/env.mjs';
+import { freePort } from '../lib/kubelet.mjs';
 import { LOCK_DIR, acquireLock, lockHeld, releaseLock } from '../lib/lock.mjs';
 import { cpuMs, machineCpu, processCpuSnapshot, rssMiB, shimPids, topProcesses } from '../lib/proc.mjs';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const KUBELET_MAIN = path.join(REPO_ROOT, 'apps/kubelet/dist/main.js');
-
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
+const { argv, flag, option } = parseArgs();
 const PODS = Number(option('pods', 110));
 const SECONDS = Number(option('seconds', 60));
 const READY_TIMEOUT_S = Number(option('ready-timeout', 600));
 const CPU_PROF = flag('cpu-prof');
 const KEEP_LOG = flag('keep-log');
-const stamp = `${new Date().toISOString().slice(0, 16).replace(':', '-')}Z`; // one file per run: 2026-11-29T20-05Z
-const OUT = path.resolve(REPO_ROOT, option('out', `bench/probes-kubelet/results/${stamp}.json`));
+// One file per run: 2026-11-29T20-05Z.
+const OUT = path.resolve(REPO_ROOT, option('out', `bench/probes-kubelet/results/${fileStamp()}.json`));
 // --no-exec: the odd pods' liveness probe is a tcpSocket at the same 10 s instead of the exec, to
 // separate the runtime's cost of ExecSync (a runc exec per probe) from the kubelet's own.
 const NO_EXEC = flag('no-exec');
 const FAST_PERIOD_S = 1;
 const EXEC_PERIOD_S = 10;
-
-const log = (msg) => process.stderr.write(`[${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// ---------------------------------------------------------------- runtime env and lock
-
-const RUNTIME_DIR = process.env.KUBELET_TS_RUNTIME_DIR || '/run/kubelet-ts-runtime';
-function loadEnv() {
-  const envFile = path.join(RUNTIME_DIR, 'env');
-  if (!fs.existsSync(envFile)) throw new Error(`no ${envFile}: start the runtime as root with: bash scripts/test-runtime.sh up`);
-  for (const line of fs.readFileSync(envFile, 'utf8').split('\n')) {
-    const match = /^(?:export\s+)?(KUBELET_TS_[A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (match && process.env[match[1]] === undefined) process.env[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
-  }
-}
-const env = (name) => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set (runtime env file)`);
-  return value;
-};
 
 const sumCpu = (pids) => pids.reduce((a, pid) => a + (cpuMs(pid, true) ?? 0), 0);
 
@@ -264,34 +237,6 @@ function summarizeProfile(file, startUs, endUs) {
 
 // ---------------------------------------------------------------- main
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-function removeCgroupHierarchy(root) {
-  const remove = (dir) => {
-    let entries;
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) if (entry.isDirectory()) remove(path.join(dir, entry.name));
-    try {
-      fs.rmdirSync(dir);
-    } catch {
-      // still busy: `test-runtime.sh down` removes the test root
-    }
-  };
-  for (const controller of fs.readdirSync('/sys/fs/cgroup')) remove(path.join('/sys/fs/cgroup', controller, root));
-}
-
 function machineInfo() {
   const sh = (cmd, args) => {
     try {
@@ -312,10 +257,9 @@ function machineInfo() {
   };
 }
 
-loadEnv();
+loadRuntimeEnv();
 const endpoint = env('KUBELET_TS_CRI_ENDPOINT');
 const socket = endpoint.replace(/^unix:\/\//, '');
-if (!fs.existsSync(socket)) throw new Error(`no containerd socket at ${socket}: start the runtime as root with: bash scripts/test-runtime.sh up`);
 if (!fs.existsSync(KUBELET_MAIN)) {
   log('building the kubelet (apps/kubelet/dist/main.js is missing)');
   execFileSync('npm', ['run', 'build', '-w', '@kubelet-ts/kubelet'], { cwd: REPO_ROOT, stdio: 'inherit' });
@@ -350,18 +294,9 @@ async function cleanup() {
     await stopKubelet();
     if (lockHeld()) {
       cri ??= createCriClient({ endpoint });
-      const sandboxes = await cri.runtime.listPodSandbox({});
-      const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
-      log(`removing ${ours.length} sandboxes of ${nodeName}`);
-      for (let i = 0; i < ours.length; i += 8) {
-        await Promise.all(
-          ours.slice(i, i + 8).map(async (sandbox) => {
-            await ignoreNotFound(cri.runtime.stopPodSandbox({ podSandboxId: sandbox.id }));
-            await ignoreNotFound(cri.runtime.removePodSandbox({ podSandboxId: sandbox.id }));
-          }),
-        );
-      }
-      removeCgroupHierarchy(cgroupRoot);
+      const removed = await removeSandboxes({ cri, ignoreNotFound }, (s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
+      log(`removed ${removed} sandboxes of ${nodeName}`);
+      removeCgroupTree(cgroupRoot);
     }
   } finally {
     cri?.close();
