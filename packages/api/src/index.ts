@@ -158,7 +158,7 @@ export type {
   Taint,
 } from './node.js';
 
-export { nodeResourceList } from './node-resources.js';
+export { containerResourceValue, nodeResourceList } from './node-resources.js';
 export type { NodeResources } from './node-resources.js';
 
 export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';

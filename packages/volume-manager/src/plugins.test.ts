@@ -270,6 +270,17 @@ describe('downwardAPI and projected', () => {
     expect(await read('mem_default')).toBe('8'); // no limit: node allocatable (8Gi)
   });
 
+  it('computes resourceFieldRefs as the env does (hugepages too) and refuses a resource it does not know', async () => {
+    const vm = manager();
+    const file = (resource: string) => ({ path: 'value', resourceFieldRef: { containerName: 'app', resource, divisor: '1Mi' } });
+    const pod = (uid: string, resource: string) =>
+      podWith([{ name: 'info', downwardAPI: { items: [file(resource)] } }], { uid, containers: [{ name: 'app', resources: { limits: { 'hugepages-2Mi': '4Mi' } } }] });
+    await vm.waitForAttachAndMount(pod('uid-1', 'limits.hugepages-2Mi'));
+    expect(await readFile(join(volDir('downward-api', 'info'), 'value'), 'utf8')).toBe('4');
+    const err = await rejection(vm.waitForAttachAndMount(pod('uid-2', 'limits.gpu')));
+    expect(err.message).toContain('unsupported container resource: limits.gpu');
+  });
+
   it('reads node allocatable at each set-up for limits a container does not set: cpu in millicores, memory in bytes', async () => {
     let allocatable = { cpuMilli: 1500, memoryBytes: 3 * 1024 ** 2 };
     const vm = manager({ getNodeAllocatable: () => allocatable });

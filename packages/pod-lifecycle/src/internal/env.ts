@@ -1,7 +1,7 @@
 // Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
 // pkg/api/v1/resource ExtractContainerResourceValue.
-import type { Container, NodeResources, ObjectFieldSelector, Pod, Quantity, ResourceFieldSelector } from '@kubelet-ts/api';
-import { expandVariables as expand, quantityMilliValue, quantityValue } from '@kubelet-ts/api';
+import type { Container, NodeResources, ObjectFieldSelector, Pod, ResourceFieldSelector } from '@kubelet-ts/api';
+import { containerResourceValue, expandVariables as expand } from '@kubelet-ts/api';
 import { PodLifecycleError } from '../errors.js';
 
 /**
@@ -82,44 +82,17 @@ export function podFieldValue(selector: ObjectFieldSelector, ctx: Pick<EnvContex
   throw configError(`unsupported fieldPath: ${selector.fieldPath}`);
 }
 
-/** Upstream containerResourceRuntimeValue: limits default to node allocatable; cpu in cores, rounded up per divisor. */
-export function containerResourceValue(selector: ResourceFieldSelector, ctx: Pick<EnvContext, 'pod' | 'container' | 'allocatable'>): string {
+/** Upstream containerResourceRuntimeValue: the named container's (default: this one's) value, @kubelet-ts/api's containerResourceValue. */
+export function containerResourceRuntimeValue(selector: ResourceFieldSelector, ctx: Pick<EnvContext, 'pod' | 'container' | 'allocatable'>): string {
   let container = ctx.container;
   if (selector.containerName !== undefined && selector.containerName !== '') {
     const named = [...ctx.pod.spec.containers, ...(ctx.pod.spec.initContainers ?? [])].find((c) => c.name === selector.containerName);
     if (named === undefined) throw configError(`container ${selector.containerName} not found`);
     container = named;
   }
-  const divisor: Quantity = selector.divisor ?? '1';
-  const [kind, resource] = selector.resource.split('.', 2) as [string, string | undefined];
-  const limits = (container.resources?.limits ?? {}) as Record<string, Quantity | undefined>;
-  const requests = (container.resources?.requests ?? {}) as Record<string, Quantity | undefined>;
-  const source = kind === 'limits' ? limits : kind === 'requests' ? requests : undefined;
-  if (source === undefined || resource === undefined) throw configError(`unsupported container resource : ${selector.resource}`);
-  const set = source[resource];
-  // Upstream MergeContainerResourceLimits: a limit the container does not set is node allocatable's.
-  const unset = kind === 'limits' ? allocatableAmount(ctx.allocatable, resource) : 0;
-  switch (resource) {
-    case 'cpu': {
-      const d = quantityMilliValue(divisor);
-      return String(Math.ceil((set !== undefined ? quantityMilliValue(set) : unset) / d));
-    }
-    case 'memory':
-    case 'ephemeral-storage': {
-      const d = quantityValue(divisor);
-      return String(Math.ceil((set !== undefined ? quantityValue(set) : unset) / d));
-    }
-  }
-  if (resource.startsWith('hugepages-')) return String(Math.ceil(quantityValue(set ?? 0) / quantityValue(divisor)));
-  throw configError(`unsupported container resource : ${selector.resource}`);
-}
-
-/** Node allocatable of a resource in the unit its quantity's value is compared in: millicores for cpu, else bytes (none of hugepages). */
-function allocatableAmount(allocatable: NodeResources, resource: string): number {
-  if (resource === 'cpu') return allocatable.cpuMilli;
-  if (resource === 'memory') return allocatable.memoryBytes;
-  if (resource === 'ephemeral-storage') return allocatable.ephemeralStorageBytes ?? 0;
-  return 0;
+  const value = containerResourceValue(selector.resource, selector.divisor, container, ctx.allocatable);
+  if (value === undefined) throw configError(`unsupported container resource : ${selector.resource}`);
+  return value;
 }
 
 interface Cache {
@@ -180,7 +153,7 @@ export async function makeEnvironmentVariables(ctx: EnvContext): Promise<Array<{
       if (from.fieldRef !== undefined) {
         value = podFieldValue(from.fieldRef, ctx);
       } else if (from.resourceFieldRef !== undefined) {
-        value = containerResourceValue(from.resourceFieldRef, ctx);
+        value = containerResourceRuntimeValue(from.resourceFieldRef, ctx);
       } else if (from.configMapKeyRef !== undefined || from.secretKeyRef !== undefined) {
         const ref = (from.configMapKeyRef ?? from.secretKeyRef)!;
         const kind = from.configMapKeyRef !== undefined ? 'configMap' : 'secret';

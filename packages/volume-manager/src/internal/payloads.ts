@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { DownwardAPIVolumeFile, KeyToPath, NodeResources, Pod } from '@kubelet-ts/api';
-import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
+import { containerResourceValue } from '@kubelet-ts/api';
 import { z } from 'zod';
 import type { FileProjection } from '../atomic-writer.js';
 import { validatePayloadPath } from '../atomic-writer.js';
@@ -117,25 +117,9 @@ function resourceValue(ctx: PayloadContext, item: DownwardAPIVolumeFile): string
   if (ref === undefined) return '';
   const container = [...ctx.pod.spec.containers, ...(ctx.pod.spec.initContainers ?? [])].find((c) => c.name === ref.containerName);
   if (container === undefined) throw new VolumeError('INVALID_VOLUME', `container ${JSON.stringify(ref.containerName ?? '')} not found for resourceFieldRef ${ref.resource}`);
-  const [kind, resource] = ref.resource.split('.', 2) as [string, string | undefined];
-  const list = (kind === 'limits' ? container.resources?.limits : container.resources?.requests) as Record<string, string | number> | undefined;
-  const set = list?.[resource ?? ''];
-  const divisor = ref.divisor ?? '1';
-  switch (resource) {
-    case 'cpu': {
-      // Matches upstream: ceil(milli / divisorMilli); an unset limit falls back to node allocatable.
-      const milli = set !== undefined ? quantityMilliValue(set) : kind === 'limits' ? ctx.nodeAllocatable.cpuMilli : 0;
-      return String(Math.ceil(milli / quantityMilliValue(divisor)));
-    }
-    case 'memory':
-    case 'ephemeral-storage': {
-      const fallback = resource === 'memory' ? ctx.nodeAllocatable.memoryBytes : (ctx.nodeAllocatable.ephemeralStorageBytes ?? 0);
-      const bytes = set !== undefined ? quantityValue(set) : kind === 'limits' ? fallback : 0;
-      return String(Math.ceil(bytes / quantityValue(divisor)));
-    }
-    default:
-      throw new VolumeError('INVALID_VOLUME', `unsupported container resource: ${ref.resource}`);
-  }
+  const value = containerResourceValue(ref.resource, ref.divisor, container, ctx.nodeAllocatable);
+  if (value === undefined) throw new VolumeError('INVALID_VOLUME', `unsupported container resource: ${ref.resource}`);
+  return value;
 }
 
 export function downwardAPIPayload(ctx: PayloadContext, items: DownwardAPIVolumeFile[] | undefined, defaultMode: number | undefined): Payload {
