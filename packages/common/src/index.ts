@@ -16,3 +16,4 @@ export { parseCommandLine, runCommandLine } from './cli.js';
 export type { CommandContext, CommandLine, CommandLineProcess } from './cli.js';
 export { parseMountInfo } from './mountinfo.js';
 export type { MountPoint } from './mountinfo.js';
+export { abortable } from './abort.js';

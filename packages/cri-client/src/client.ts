@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { noopLogger } from '@kubelet-ts/common';
+import { abortable, noopLogger } from '@kubelet-ts/common';
 import type { Logger } from '@kubelet-ts/common';
 import { CriError, isNotFound } from './errors.js';
 import type { VersionResponse } from './gen/messages.js';
@@ -308,26 +308,6 @@ class Connection {
     if (EXTENDED_BY_REQUEST_TIMEOUT.has(name)) return this.#timeouts.defaultMs + requestTimeoutSeconds(request) * 1000;
     return this.#timeouts.defaultMs;
   }
-}
-
-/** Waits for `promise`, or rejects with `onAbort()` as soon as the signal aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(onAbort());
-  return new Promise<T>((resolve, reject) => {
-    const listener = (): void => reject(onAbort());
-    signal.addEventListener('abort', listener, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', listener);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', listener);
-        reject(err);
-      },
-    );
-  });
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

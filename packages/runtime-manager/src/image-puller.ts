@@ -1,7 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
-import { createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { abortable, createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
@@ -77,26 +77,6 @@ export function applyDefaultImageTag(image: string): string {
 
 class PullAborted extends Error {}
 
-/** Waits for `promise` unless `signal` aborts first (the promise itself goes on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(new PullAborted('aborted', { cause: signal.reason }));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new PullAborted('aborted', { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 /** Creates the image puller (upstream image_manager.go + the serial/parallel pullers). */
 export function createImagePuller(options: ImagePullerOptions): ImagePuller {
   const clock = options.clock ?? systemClock;
@@ -155,7 +135,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       const auth = options.getPullCredentials?.(image, pod);
       try {
         log.info('Pulling image');
-        const ref = await untilAborted(pull(image, async () => {
+        const ref = await abortable(pull(image, async () => {
           const response = await options.imageService.pullImage(
             {
               image: { image, ...(callOptions.runtimeHandler === undefined ? {} : { runtimeHandler: callOptions.runtimeHandler }) },
@@ -166,7 +146,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
             options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
           );
           return response.imageRef;
-        }), callOptions.signal);
+        }), callOptions.signal, () => new PullAborted('aborted', { cause: callOptions.signal?.reason }));
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();

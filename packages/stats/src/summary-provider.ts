@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { noopLogger, systemClock } from '@kubelet-ts/common';
+import { abortable, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import { StatsError } from './errors.js';
 import type { HostFs } from './host.js';
@@ -127,23 +127,6 @@ class SummaryProviderImpl implements SummaryProvider {
     const summary = options.signal === undefined ? await inflight : await abortable(inflight, options.signal);
     return structuredClone(summary);
   }
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 /**
