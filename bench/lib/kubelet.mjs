@@ -31,8 +31,9 @@ export const freePort = () =>
  * @param {string[]} [options.nodeArgs]  more node options, for experiments (e.g. --max-semi-space-size=2)
  * @param {string[]} [options.configLines]  more KubeletConfiguration lines, for experiments (e.g. `containerLogMonitorInterval: 1m`)
  * @param {string[]} [options.kubeletArgs]  more kubelet flags, for experiments (e.g. `--max-parallel-starts=2`)
+ * @param {boolean} [options.criCallCounter]  preload the CRI call counter (default true; criCounts() needs it)
  */
-export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [], kubeletArgs = [] }) {
+export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [], kubeletArgs = [], criCallCounter = true }) {
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -69,7 +70,7 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
     `-v=${verbosity}`,
     ...kubeletArgs,
   ];
-  const nodeArgs = ['--require', COUNTER, ...extraNodeArgs];
+  const nodeArgs = [...(criCallCounter ? ['--require', COUNTER] : []), ...extraNodeArgs];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);
   if (heapSnapshots) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dirs.prof}`);
   const logFile = path.join(baseDir, 'kubelet.log');
@@ -78,7 +79,7 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
   const logFd = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, KUBELET_MAIN, ...args], {
     stdio: ['ignore', logFd, logFd],
-    env: { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsDir },
+    env: criCallCounter ? { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsDir } : process.env,
   });
   fs.closeSync(logFd);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
@@ -158,12 +159,18 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
   };
 
   const deadline = Date.now() + 60_000;
-  for (;;) {
-    handle.assertRunning('waiting for /healthz');
-    const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then((r) => r.status === 200, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`kubelet /healthz not ready after 60 s:\n${logTail()}`);
-    await sleep(200);
+  try {
+    for (;;) {
+      handle.assertRunning('waiting for /healthz');
+      const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`kubelet /healthz not ready after 60 s:\n${logTail()}`);
+      await sleep(200);
+    }
+  } catch (err) {
+    // The caller gets no handle to stop it with: stop it here.
+    await handle.stop();
+    throw err;
   }
   return handle;
 }

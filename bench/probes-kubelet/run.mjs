@@ -13,14 +13,15 @@
 // Usage: node bench/probes-kubelet/run.mjs [--pods 110] [--seconds 60] [--ready-timeout 600]
 //          [--no-exec] [--cpu-prof] [--out bench/probes-kubelet/results/<date>T<HH-MM>Z.json] [--keep-log]
 // Needs the runtime of `bash scripts/test-runtime.sh up` and takes the integration tests' lock on it.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
 import { KUBELET_MAIN, REPO_ROOT, env, fileStamp, loadRuntimeEnv, log, parseArgs, sleep } from '../lib/env.mjs';
-import { freePort } from '../lib/kubelet.mjs';
+import { startKubelet } from '../lib/kubelet.mjs';
 import { LOCK_DIR, acquireLock, lockHeld, releaseLock } from '../lib/lock.mjs';
+import { summarizeCpuProfile } from '../lib/profile.mjs';
 import { cpuMs, machineCpu, processCpuSnapshot, rssMiB, shimPids, topProcesses } from '../lib/proc.mjs';
 
 const { argv, flag, option } = parseArgs();
@@ -195,46 +196,6 @@ function targetProbeArrivals(podLogsDir, pods) {
   return runs;
 }
 
-// ---------------------------------------------------------------- CPU profile
-
-/** Top self-time functions and packages of the kubelet's samples inside [startUs, endUs] (monotonic µs). */
-function summarizeProfile(file, startUs, endUs) {
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfByFn = new Map();
-  const selfByArea = new Map();
-  let t = profile.startTime;
-  let total = 0;
-  for (let i = 0; i < profile.samples.length; i++) {
-    t += profile.timeDeltas[i] ?? 0;
-    if (t < startUs || t > endUs) continue;
-    const node = nodes.get(profile.samples[i]);
-    if (!node) continue;
-    total++;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url ? `${url.replace(`file://${REPO_ROOT}/`, '').replace(/^.*node_modules\//, 'node_modules/')}:${lineNumber + 1}` : '';
-    const fnKey = `${functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
-    selfByFn.set(fnKey, (selfByFn.get(fnKey) ?? 0) + 1);
-    const area = !url
-      ? functionName || '(native)'
-      : url.startsWith('node:')
-        ? `node:${url.slice(5).split('/')[0] === 'internal' ? url.slice(5).split('/').slice(0, 2).join('/') : url.slice(5)}`
-        : (/packages\/([^/]+)\//.exec(url)?.[1] ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? /apps\/([^/]+)\//.exec(url)?.[1] ?? url);
-    selfByArea.set(area, (selfByArea.get(area) ?? 0) + 1);
-  }
-  // Shares of the busy samples: (idle) is the event loop waiting, not work.
-  const idle = selfByFn.get('(idle)') ?? 0;
-  selfByFn.delete('(idle)');
-  selfByArea.delete('(idle)');
-  const busy = Math.max(1, total - idle);
-  const top = (map, n) =>
-    [...map.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([name, count]) => ({ name, percentOfBusy: round((count / busy) * 100) }));
-  return { samples: total, busyPercentOfSamples: round(((total - idle) / Math.max(1, total)) * 100), topFunctions: top(selfByFn, 20), byArea: top(selfByArea, 15) };
-}
-
 // ---------------------------------------------------------------- main
 
 function machineInfo() {
@@ -269,21 +230,13 @@ const { createCriClient, ignoreNotFound } = await import('@kubelet-ts/cri-client
 const nodeName = `bench-${process.pid}`;
 const cgroupRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/${nodeName}`;
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'kubelet-ts-bench-probes-'));
-const dirs = { manifests: path.join(base, 'manifests'), root: path.join(base, 'root'), podLogs: path.join(base, 'pod-logs'), prof: path.join(base, 'prof') };
-for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
-const logFile = path.join(base, 'kubelet.log');
 let kubelet;
-let kubeletExited;
 let cri;
 
 async function stopKubelet() {
-  if (kubelet === undefined) return;
-  const proc = kubelet;
+  const running = kubelet;
   kubelet = undefined;
-  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-  await kubeletExited;
-  clearTimeout(timer);
+  await running?.stop();
 }
 
 let cleanedUp = false;
@@ -317,39 +270,10 @@ try {
   await acquireLock(60 * 60_000);
   log(`holding ${LOCK_DIR}; node ${nodeName}, work dir ${base}`);
   cri = createCriClient({ endpoint });
-  const readOnlyPort = await freePort();
-  const healthzPort = await freePort();
-  const configFile = path.join(base, 'kubelet-config.yaml');
-  fs.writeFileSync(
-    configFile,
-    [
-      'apiVersion: kubelet.config.k8s.io/v1beta1',
-      'kind: KubeletConfiguration',
-      `readOnlyPort: ${readOnlyPort}`,
-      `healthzPort: ${healthzPort}`,
-      `podLogsDir: ${dirs.podLogs}`,
-      'failSwapOn: false',
-      'logging:',
-      '  format: json',
-      '',
-    ].join('\n'),
-  );
-  const kubeletArgs = [
-    `--config=${configFile}`,
-    `--pod-manifest-path=${dirs.manifests}`,
-    `--container-runtime-endpoint=${endpoint}`,
-    `--root-dir=${dirs.root}`,
-    `--hostname-override=${nodeName}`,
-    `--cgroup-root=${cgroupRoot}`,
-    '-v=4',
-  ];
-  const nodeArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${dirs.prof}`] : [];
-  const logFd = fs.openSync(logFile, 'a');
-  kubelet = spawn(process.execPath, [...nodeArgs, KUBELET_MAIN, ...kubeletArgs], { stdio: ['ignore', logFd, logFd] });
-  fs.closeSync(logFd);
+  // -v=4: the prober logs every run, which is what is measured; no CRI call counter in the kubelet's process.
+  kubelet = await startKubelet({ baseDir: base, nodeName, cpuProf: CPU_PROF, verbosity: 4, criCallCounter: false });
+  const { dirs, logFile, readOnlyPort, command } = kubelet;
   const kubeletPid = kubelet.pid;
-  kubeletExited = new Promise((resolve) => kubelet.once('exit', (code, signal) => resolve(code ?? signal)));
-  const command = `node ${nodeArgs.join(' ')}${nodeArgs.length ? ' ' : ''}apps/kubelet/dist/main.js ${kubeletArgs.map((a) => a.replace(base, '<tmp>')).join(' ')}`;
   log(`kubelet pid ${kubeletPid}`);
 
   const fetchJson = async (url) => {
@@ -360,16 +284,11 @@ try {
   const deadlineFor = (what, ms) => {
     const end = Date.now() + ms;
     return () => {
-      if (kubelet === undefined || kubelet.exitCode !== null) throw new Error(`kubelet exited while waiting for ${what}:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+      if (kubelet === undefined) throw new Error(`kubelet stopped while waiting for ${what}`);
+      kubelet.assertRunning(`waiting for ${what}`);
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     };
   };
-  for (const check = deadlineFor('/healthz', 60_000); ; await sleep(250)) {
-    check();
-    const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then((r) => r.status === 200, () => false);
-    if (ok) break;
-  }
-
   // All manifests at once: write each beside the directory's watch, then rename in.
   const image = env('KUBELET_TS_HTTP_IMAGE');
   const pods = Array.from({ length: PODS }, (_, i) => podManifest(i, image)).map((p) => ({ ...p, fullName: `${p.name}-${nodeName}` }));
@@ -438,7 +357,7 @@ try {
   let profile = null;
   if (CPU_PROF) {
     const file = fs.readdirSync(dirs.prof).find((f) => f.endsWith('.cpuprofile'));
-    profile = file ? summarizeProfile(path.join(dirs.prof, file), monoStartUs, monoEndUs) : { error: 'no .cpuprofile written' };
+    profile = file ? summarizeCpuProfile(path.join(dirs.prof, file), { startUs: monoStartUs, endUs: monoEndUs }) : { error: 'no .cpuprofile written' };
   }
 
   const all = Object.values(kubeletSide);
