@@ -21,8 +21,19 @@ const FLOORS = [
   {
     name: 'subsystems',
     packages: [
-      'cgroup-manager', 'config', 'container-logs', 'image-gc', 'node-status', 'plugin-manager', 'pod-sources',
-      'probe-runner', 'runtime-manager', 'server', 'stats', 'status-manager', 'volume-manager',
+      'cgroup-manager',
+      'config',
+      'container-logs',
+      'image-gc',
+      'node-status',
+      'plugin-manager',
+      'pod-sources',
+      'probe-runner',
+      'runtime-manager',
+      'server',
+      'stats',
+      'status-manager',
+      'volume-manager',
     ],
   },
   // Eviction reads the stats Summary types (docs/architecture.md: "reads stats").
@@ -83,7 +94,7 @@ const devDependencyRules = [...dirsWithManifest('packages').map((d) => `packages
     severity: 'error',
     comment:
       'Published code (what src/index.ts, src/testing/index.ts or src/cli/main.ts reach) imports a ' +
-      "devDependency of its package, which consumers do not install (type-only imports count: they end up in the .d.ts). " +
+      'devDependency of its package, which consumers do not install (type-only imports count: they end up in the .d.ts). ' +
       'Move it to dependencies, or keep its use in tests.',
     from: { path: `^${escapeRe(dir)}/${PUBLISHED_ENTRIES}` },
     to: { path: `^node_modules/${oneOf(dev)}/`, reachable: true },
@@ -111,7 +122,7 @@ module.exports = {
     {
       name: 'no-relative-import-of-another-package',
       severity: 'error',
-      comment: "Reach another package through its name (@kubelet-ts/<pkg>), never through a relative path into its files.",
+      comment: 'Reach another package through its name (@kubelet-ts/<pkg>), never through a relative path into its files.',
       from: { path: '^(?:packages|apps)/([^/]+)/' },
       to: { path: '^(?:packages|apps)/', pathNot: '^(?:packages|apps)/$1/' },
     },

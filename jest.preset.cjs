@@ -7,13 +7,18 @@ function jestConfig(packageDir, options = {}) {
   return {
     rootDir: packageDir,
     testEnvironment: 'node',
-    roots: integration ? ['<rootDir>/test/integration'] : ['<rootDir>/src', '<rootDir>/test'].filter((r) => require('node:fs').existsSync(r.replace('<rootDir>', packageDir))),
+    roots: integration
+      ? ['<rootDir>/test/integration']
+      : ['<rootDir>/src', '<rootDir>/test'].filter((r) => require('node:fs').existsSync(r.replace('<rootDir>', packageDir))),
     testMatch: integration ? ['**/*.test.ts'] : ['**/*.test.ts', '!**/test/integration/**'],
     transform: {
-      '^.+\\.(t|j)sx?$': [require.resolve('@swc/jest'), {
-        jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-        module: { type: 'commonjs' },
-      }],
+      '^.+\\.(t|j)sx?$': [
+        require.resolve('@swc/jest'),
+        {
+          jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+          module: { type: 'commonjs' },
+        },
+      ],
     },
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     // Generous: a timeout here only guards against hangs (speed is measured in bench/, never asserted);

@@ -23,8 +23,22 @@ if (start) {
   const k = start.kubelet;
   const b = start.baseline;
   targets.startLatency = start.ratios.runningP50 !== null && start.ratios.runningP50 <= 1.3 && start.ratios.runningP99 <= 1.3;
-  rows.push([`Start latency, ${start.pods} pods one after another: manifest → container running (CRI), p50 / p99`, pair(k.runningMs.p50, k.runningMs.p99, ' ms'), pair(b.runningMs.p50, b.runningMs.p99, ' ms'), pair(start.ratios.runningP50, start.ratios.runningP99), '≤ 1.3 × baseline', mark(targets.startLatency)]);
-  rows.push(['Start latency: manifest → Ready in /pods, p50 / p99', pair(k.readyMs.p50, k.readyMs.p99, ' ms'), '', pair(start.ratios.readyP50, start.ratios.readyP99), '', '']);
+  rows.push([
+    `Start latency, ${start.pods} pods one after another: manifest → container running (CRI), p50 / p99`,
+    pair(k.runningMs.p50, k.runningMs.p99, ' ms'),
+    pair(b.runningMs.p50, b.runningMs.p99, ' ms'),
+    pair(start.ratios.runningP50, start.ratios.runningP99),
+    '≤ 1.3 × baseline',
+    mark(targets.startLatency),
+  ]);
+  rows.push([
+    'Start latency: manifest → Ready in /pods, p50 / p99',
+    pair(k.readyMs.p50, k.readyMs.p99, ' ms'),
+    '',
+    pair(start.ratios.readyP50, start.ratios.readyP99),
+    '',
+    '',
+  ]);
 }
 let podmanRatio = null;
 if (density) {
@@ -32,18 +46,53 @@ if (density) {
   podmanRatio = ratio(d.allRunningSeconds, podman?.start.allRunningSeconds, 3);
   // Decided on the measured seconds, not the rounded ratio (62.76 s against 62.46 s shows as 1 ×, yet is slower).
   targets.density = podmanRatio === null ? null : d.allRunningSeconds <= podman.start.allRunningSeconds;
-  rows.push([`Density: ${density.pods} pods written at once → all running (CRI)`, `${d.allRunningSeconds} s`, `${density.baseline?.allRunningSeconds ?? '–'} s`, density.ratios.densityAllRunning ?? '–', `≤ podman kube play (${podman?.start.allRunningSeconds ?? '–'} s): ${podmanRatio ?? '–'} × podman`, mark(targets.density)]);
+  rows.push([
+    `Density: ${density.pods} pods written at once → all running (CRI)`,
+    `${d.allRunningSeconds} s`,
+    `${density.baseline?.allRunningSeconds ?? '–'} s`,
+    density.ratios.densityAllRunning ?? '–',
+    `≤ podman kube play (${podman?.start.allRunningSeconds ?? '–'} s): ${podmanRatio ?? '–'} × podman`,
+    mark(targets.density),
+  ]);
   rows.push(['Density: → all Ready in /pods (readiness probe every 10 s)', `${d.allReadySeconds} s`, '', '', '', '']);
   const idle = density.footprint.idle;
   const steady = density.footprint.steady;
   targets.rss = steady.rssMiB.max <= 150;
   targets.cpu = steady.cpuPercentOfOneCore <= 5;
-  rows.push([`Footprint idle, no pods (${idle.seconds} s): CPU % of one core / RSS MiB max`, `${idle.cpuPercentOfOneCore} % / ${idle.rssMiB.max} MiB`, '', '', '', '']);
-  rows.push([`Footprint steady, ${density.pods} pods (${steady.seconds} s): RSS MiB max (p50)`, `${steady.rssMiB.max} MiB (${steady.rssMiB.p50})`, '', '', '≤ 150 MiB', mark(targets.rss)]);
-  rows.push([`Footprint steady, ${density.pods} pods: CPU % of one core`, `${steady.cpuPercentOfOneCore} %`, '', '', '≤ 5 %', mark(targets.cpu)]);
+  rows.push([
+    `Footprint idle, no pods (${idle.seconds} s): CPU % of one core / RSS MiB max`,
+    `${idle.cpuPercentOfOneCore} % / ${idle.rssMiB.max} MiB`,
+    '',
+    '',
+    '',
+    '',
+  ]);
+  rows.push([
+    `Footprint steady, ${density.pods} pods (${steady.seconds} s): RSS MiB max (p50)`,
+    `${steady.rssMiB.max} MiB (${steady.rssMiB.p50})`,
+    '',
+    '',
+    '≤ 150 MiB',
+    mark(targets.rss),
+  ]);
+  rows.push([
+    `Footprint steady, ${density.pods} pods: CPU % of one core`,
+    `${steady.cpuPercentOfOneCore} %`,
+    '',
+    '',
+    '≤ 5 %',
+    mark(targets.cpu),
+  ]);
   rows.push(['CRI calls per second: idle / steady', `${idle.criCalls.perSecond} / ${steady.criCalls.perSecond}`, '', '', '', '']);
   const s = density.stop;
-  rows.push([`Stop latency: delete ${density.pods} pods → every sandbox gone (containers stopped; sandboxes stopped)`, `${s.sandboxesGoneSeconds} s (${s.containersStoppedSeconds}; ${s.sandboxesStoppedSeconds})`, `${density.baseline?.stopAndRemoveSeconds ?? '–'} s`, density.ratios.stopSandboxesGone ?? '–', podman ? `podman kube down: ${podman.stop.kubeDownReturnedSeconds} s` : '', '']);
+  rows.push([
+    `Stop latency: delete ${density.pods} pods → every sandbox gone (containers stopped; sandboxes stopped)`,
+    `${s.sandboxesGoneSeconds} s (${s.containersStoppedSeconds}; ${s.sandboxesStoppedSeconds})`,
+    `${density.baseline?.stopAndRemoveSeconds ?? '–'} s`,
+    density.ratios.stopSandboxesGone ?? '–',
+    podman ? `podman kube down: ${podman.stop.kubeDownReturnedSeconds} s` : '',
+    '',
+  ]);
 }
 
 // Where the machine's CPU went while the pods started (bench/lib/proc.mjs startCpuAccount): the
@@ -51,24 +100,54 @@ if (density) {
 const cpuRows = [];
 const accounts = [density?.density.cpuAccount, density?.baseline?.cpuAccount, podman?.start.cpuAccount];
 if (accounts.some(Boolean)) {
-  const sum = (account, re) => (account ? Math.round(Object.entries(account.byComponent).reduce((a, [name, s]) => (re.test(name) ? a + s : a), 0) * 10) / 10 : '–');
+  const sum = (account, re) =>
+    account ? Math.round(Object.entries(account.byComponent).reduce((a, [name, s]) => (re.test(name) ? a + s : a), 0) * 10) / 10 : '–';
   const cell = (account, f) => (account ? f(account) : '–');
-  cpuRows.push(['all containers running after (s)', density?.density.allRunningSeconds ?? '–', density?.baseline?.allRunningSeconds ?? '–', podman?.start.allRunningSeconds ?? '–']);
+  cpuRows.push([
+    'all containers running after (s)',
+    density?.density.allRunningSeconds ?? '–',
+    density?.baseline?.allRunningSeconds ?? '–',
+    podman?.start.allRunningSeconds ?? '–',
+  ]);
   cpuRows.push(['machine busy / idle (CPU-s)', ...accounts.map((a) => cell(a, (x) => `${x.busyCpuSeconds} / ${x.idleCpuSeconds}`))]);
   cpuRows.push(['the kubelet (CPU-s)', sum(accounts[0], /^kubelet$/), '–', '–']);
-  cpuRows.push(['the runtime: containerd, CNI, shims, runc / podman, netavark, conmon, runc (CPU-s)', ...accounts.map((a) => sum(a, /containerd|podman|conmon/))]);
-  cpuRows.push(['the pods\' processes: runc init, pause, http-echo (CPU-s)', ...accounts.map((a) => sum(a, /^pod processes/))]);
-  cpuRows.push(['machine busy per pod (CPU-s)', ...accounts.map((a) => cell(a, (x) => Math.round((x.busyCpuSeconds / (density?.pods ?? podman?.pods ?? 1)) * 100) / 100))]);
+  cpuRows.push([
+    'the runtime: containerd, CNI, shims, runc / podman, netavark, conmon, runc (CPU-s)',
+    ...accounts.map((a) => sum(a, /containerd|podman|conmon/)),
+  ]);
+  cpuRows.push(["the pods' processes: runc init, pause, http-echo (CPU-s)", ...accounts.map((a) => sum(a, /^pod processes/))]);
+  cpuRows.push([
+    'machine busy per pod (CPU-s)',
+    ...accounts.map((a) => cell(a, (x) => Math.round((x.busyCpuSeconds / (density?.pods ?? podman?.pods ?? 1)) * 100) / 100)),
+  ]);
 }
 
 const sources = [start, density, podman].filter(Boolean);
 const md = [
   table(['benchmark', 'kubelet-ts', 'direct CRI baseline', 'kubelet ÷ baseline', 'target', ''], rows),
   '',
-  ...(cpuRows.length > 0 ? [table([`CPU while the ${density?.pods ?? podman?.pods} pods start (whole machine)`, 'kubelet-ts', 'direct CRI baseline', 'podman kube play'], cpuRows), ''] : []),
+  ...(cpuRows.length > 0
+    ? [
+        table(
+          [
+            `CPU while the ${density?.pods ?? podman?.pods} pods start (whole machine)`,
+            'kubelet-ts',
+            'direct CRI baseline',
+            'podman kube play',
+          ],
+          cpuRows,
+        ),
+        '',
+      ]
+    : []),
   ...sources.map((r) => `- \`${r.benchmark}\` (${r.date}, \`${r.command}\`): ${machineLine(r.machine)}.`),
 ].join('\n');
-const json = { date: new Date().toISOString(), targets, podmanRatio, results: Object.fromEntries(sources.map((r) => [r.benchmark, path.join('bench/results', r.benchmark, 'latest.json')])) };
+const json = {
+  date: new Date().toISOString(),
+  targets,
+  podmanRatio,
+  results: Object.fromEntries(sources.map((r) => [r.benchmark, path.join('bench/results', r.benchmark, 'latest.json')])),
+};
 fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), `${md}\n`);
 fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
 

@@ -27,8 +27,20 @@ export function generateProto({ pkgDir, protoFile, descriptorExport, descriptorC
   const genTypes = require.resolve('@grpc/proto-loader/build/bin/proto-loader-gen-types.js');
   execFileSync(
     process.execPath,
-    [genTypes, '--longs=String', '--enums=String', '--defaults', '--oneofs', '--grpcLib=@grpc/grpc-js',
-      '--importFileExtension=.js', '-I', '.', '-O', path.relative(protoRoot, genDir), protoFile],
+    [
+      genTypes,
+      '--longs=String',
+      '--enums=String',
+      '--defaults',
+      '--oneofs',
+      '--grpcLib=@grpc/grpc-js',
+      '--importFileExtension=.js',
+      '-I',
+      '.',
+      '-O',
+      path.relative(protoRoot, genDir),
+      protoFile,
+    ],
     { cwd: protoRoot, stdio: 'inherit' },
   );
 

@@ -53,7 +53,8 @@ async function acquireRuntimeLock(lockDir, timeoutMs, onWait = () => {}) {
 /** Releases the lock if this process holds it. */
 function releaseRuntimeLock(lockDir) {
   try {
-    if (fs.readFileSync(path.join(lockDir, 'pid'), 'utf8').trim() === String(process.pid)) fs.rmSync(lockDir, { recursive: true, force: true });
+    if (fs.readFileSync(path.join(lockDir, 'pid'), 'utf8').trim() === String(process.pid))
+      fs.rmSync(lockDir, { recursive: true, force: true });
   } catch {
     // already gone
   }

@@ -23,6 +23,8 @@ step "generated code is up to date"
 npx turbo run check:generated --output-logs=errors-only --continue || status=1
 step "typecheck"
 npx turbo run typecheck --output-logs=errors-only --continue || status=1
+step "formatting (prettier --check)"
+npx prettier --check . --log-level=warn || status=1
 step "lint"
 npx eslint . || status=1
 step "layer rules (dependency-cruiser)"

@@ -19,7 +19,9 @@ if (!command) {
   process.exit(2);
 }
 const lockDir = runtimeLockDir(process.env.KUBELET_TS_RUNTIME_DIR || '/run/kubelet-ts-runtime');
-await acquireRuntimeLock(lockDir, 30 * 60_000, (holder) => process.stderr.write(`waiting for pid ${holder} to finish with the shared runtime\n`));
+await acquireRuntimeLock(lockDir, 30 * 60_000, (holder) =>
+  process.stderr.write(`waiting for pid ${holder} to finish with the shared runtime\n`),
+);
 const child = spawn(command, args, { stdio: 'inherit' });
 const forward = (signal) => child.kill(signal);
 process.on('SIGINT', forward).on('SIGTERM', forward);

@@ -75,7 +75,10 @@ function callDelta(window) {
       .filter(([, rate]) => rate > 0)
       .sort((a, b) => b[1] - a[1]),
   );
-  const total = round(Object.values(perMethod).reduce((a, b) => a + b, 0), 2);
+  const total = round(
+    Object.values(perMethod).reduce((a, b) => a + b, 0),
+    2,
+  );
   return { perSecond: total, perMethod, seconds: round(elapsedS, 1) };
 }
 
@@ -92,7 +95,9 @@ async function pollRuntime(cri, isOurs, done, { deadline, what, onPoll, check, s
     ]);
     const state = {
       now: performance.now(),
-      running: new Set(containers.containers.map((c) => c.labels?.['io.kubernetes.pod.name']).filter((name) => name !== undefined && isOurs(name))),
+      running: new Set(
+        containers.containers.map((c) => c.labels?.['io.kubernetes.pod.name']).filter((name) => name !== undefined && isOurs(name)),
+      ),
       sandboxes: listed?.items.filter((s) => isOurs(s.metadata?.name ?? '')) ?? [],
     };
     await onPoll?.(state);
@@ -114,13 +119,35 @@ await run.main(async () => {
 
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
-  let densityCpu, kubelet, idle, steady, heapIdle, heapSteady, densityResult, stopResult, totalCalls, profile, loadBeforeDensity, quietBeforeDensity, loadBeforeStop, densityCalls;
+  let densityCpu,
+    kubelet,
+    idle,
+    steady,
+    heapIdle,
+    heapSteady,
+    densityResult,
+    stopResult,
+    totalCalls,
+    profile,
+    loadBeforeDensity,
+    quietBeforeDensity,
+    loadBeforeStop,
+    densityCalls;
   const nodeName = `bench-dens-${process.pid}`;
   const isOurs = (name) => name.endsWith(`-${nodeName}`);
   if (!BASELINE_ONLY) {
     const kubeletDir = path.join(run.baseDir, 'kubelet');
     fs.mkdirSync(kubeletDir);
-    kubelet = await startKubelet({ baseDir: kubeletDir, nodeName, cpuProf: CPU_PROF, heapSnapshots: HEAP_SNAPSHOT, verbosity: args.number('v', 2), nodeArgs: NODE_ARGS, configLines: CONFIG_LINES, kubeletArgs: KUBELET_ARGS });
+    kubelet = await startKubelet({
+      baseDir: kubeletDir,
+      nodeName,
+      cpuProf: CPU_PROF,
+      heapSnapshots: HEAP_SNAPSHOT,
+      verbosity: args.number('v', 2),
+      nodeArgs: NODE_ARGS,
+      configLines: CONFIG_LINES,
+      kubeletArgs: KUBELET_ARGS,
+    });
     run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
     run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
     run.defer('stop the kubelet', () => kubelet.stop());
@@ -178,7 +205,11 @@ await run.main(async () => {
     densityCpu = {
       kubeletCpuSeconds: round(((cpuMs(kubelet.pid) ?? 0) - (cpuBeforeDensity.kubelet ?? 0)) / 1000, 1),
       containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (cpuBeforeDensity.containerd ?? 0)) / 1000, 1),
-      machineBusyPercent: round((100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) / Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total), 1),
+      machineBusyPercent: round(
+        (100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) /
+          Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total),
+        1,
+      ),
       cpuAccount: densityCpuAccount,
     };
     const callsAfterDensity = await criCalls();
@@ -188,7 +219,10 @@ await run.main(async () => {
     await sleep(SETTLE_S * 1000);
     log(`steady: measuring for ${STEADY_S} s`);
     marks.steadyStartUs = monoUs();
-    steady = await measureWindow(kubelet.pid, STEADY_S, { extra: criCalls, others: { containerd: [containerdPid], shims: shimPids(socket) } });
+    steady = await measureWindow(kubelet.pid, STEADY_S, {
+      extra: criCalls,
+      others: { containerd: [containerdPid], shims: shimPids(socket) },
+    });
     marks.steadyEndUs = monoUs();
     heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
 
@@ -206,11 +240,14 @@ await run.main(async () => {
       check,
       onPoll: (s) => {
         if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
-        if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY')) stopMarks.sandboxesStopped = s.now - s0;
+        if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY'))
+          stopMarks.sandboxesStopped = s.now - s0;
         if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
       },
     });
-    log(`stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`);
+    log(
+      `stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`,
+    );
     totalCalls = await kubelet.criCounts();
     await kubelet.stop();
     marks.stopEndUs = monoUs();
@@ -218,7 +255,10 @@ await run.main(async () => {
     densityResult = {
       allRunningSeconds: seconds(allRunningAt - t0),
       allReadySeconds: seconds(allReadyAt - t0),
-      perPodRunningSeconds: summarize([...firstRunning.values()].map((ms) => ms / 1000), 2),
+      perPodRunningSeconds: summarize(
+        [...firstRunning.values()].map((ms) => ms / 1000),
+        2,
+      ),
       quietBefore: quietBeforeDensity,
       ...densityCpu,
     };
@@ -227,7 +267,11 @@ await run.main(async () => {
       sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
       sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
     };
-    densityCalls = Object.fromEntries(Object.entries(callsAfterDensity.counts).map(([m, n]) => [m.replace(/^\/runtime\.v1\./, ''), n - (callsBeforeDensity.counts[m] ?? 0)]).filter(([, n]) => n > 0));
+    densityCalls = Object.fromEntries(
+      Object.entries(callsAfterDensity.counts)
+        .map(([m, n]) => [m.replace(/^\/runtime\.v1\./, ''), n - (callsBeforeDensity.counts[m] ?? 0)])
+        .filter(([, n]) => n > 0),
+    );
   }
 
   // ---- the direct-CRI baseline (the kubelet is stopped: nothing kills these pods)
@@ -239,9 +283,13 @@ await run.main(async () => {
     run.defer('remove the baseline pods', () => removeSandboxes(c, (s) => s.labels?.benchmark === label));
     // Right after the kubelet's teardown: start on a machine as quiet as the kubelet's was.
     const quietBeforeBaseline = await waitForQuiet();
-    log(`baseline: the machine was quiet after ${quietBeforeBaseline.waitedSeconds} s (busy % per second: ${quietBeforeBaseline.busyPercentPerSecond.join(' ')})`);
+    log(
+      `baseline: the machine was quiet after ${quietBeforeBaseline.waitedSeconds} s (busy % per second: ${quietBeforeBaseline.busyPercentPerSecond.join(' ')})`,
+    );
     const loadBeforeBaseline = loadAverage();
-    const specs = names.map((name) => baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }));
+    const specs = names.map((name) =>
+      baselinePod({ name: `${name}-baseline`, dir: path.join(run.baseDir, 'baseline'), cgroupRoot: baselineRoot, label }),
+    );
     log(`baseline: starting ${PODS} pods through CRI, ${BASELINE_CONCURRENCY} at a time`);
     const baselineCpuBefore = { containerd: cpuMs(containerdPid, true), machine: machineCpu() };
     const baselineAccount = startCpuAccount();
@@ -251,13 +299,20 @@ await run.main(async () => {
       return { ...ids, returnedMs: performance.now() - b0 };
     });
     const isBaseline = (name) => name.endsWith('-baseline') && names.includes(name.slice(0, -'-baseline'.length));
-    const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, { deadline: b0 + START_TIMEOUT_MS, what: 'waiting for the baseline pods' });
+    const seen = await pollRuntime(c.cri, isBaseline, (s) => s.running.size >= PODS, {
+      deadline: b0 + START_TIMEOUT_MS,
+      what: 'waiting for the baseline pods',
+    });
     const baselineAllRunning = seen.now - b0;
     const baselineCpuAccount = baselineAccount();
     const baselineMachineAfter = machineCpu();
     const baselineCpu = {
       containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (baselineCpuBefore.containerd ?? 0)) / 1000, 1),
-      machineBusyPercent: round((100 * (baselineMachineAfter.busy - baselineCpuBefore.machine.busy)) / Math.max(1, baselineMachineAfter.total - baselineCpuBefore.machine.total), 1),
+      machineBusyPercent: round(
+        (100 * (baselineMachineAfter.busy - baselineCpuBefore.machine.busy)) /
+          Math.max(1, baselineMachineAfter.total - baselineCpuBefore.machine.total),
+        1,
+      ),
       cpuAccount: baselineCpuAccount,
     };
     log(`baseline: all running after ${seconds(baselineAllRunning)} s`);
@@ -275,7 +330,10 @@ await run.main(async () => {
       quietBefore: quietBeforeBaseline,
       allRunningSeconds: seconds(baselineAllRunning),
       ...baselineCpu,
-      perPodStartedSeconds: summarize(started.map((s) => s.returnedMs / 1000), 2),
+      perPodStartedSeconds: summarize(
+        started.map((s) => s.returnedMs / 1000),
+        2,
+      ),
       stopAndRemoveSeconds: seconds(baselineStopMs),
     };
   }
@@ -300,7 +358,15 @@ await run.main(async () => {
   let md;
   if (BASELINE_ONLY) {
     result = { ...base, baseline };
-    md = [`# Density baseline only — ${result.date}`, '', `\`${result.command}\``, '', `Machine: ${machineLine(machine)}.`, '', baselineTable].join('\n');
+    md = [
+      `# Density baseline only — ${result.date}`,
+      '',
+      `\`${result.command}\``,
+      '',
+      `Machine: ${machineLine(machine)}.`,
+      '',
+      baselineTable,
+    ].join('\n');
   } else {
     const idleCalls = callDelta(idle);
     const steadyCalls = callDelta(steady);
@@ -339,25 +405,53 @@ await run.main(async () => {
       table(
         ['', 'kubelet', 'direct CRI baseline', 'kubelet ÷ baseline'],
         [
-          [`${PODS} pods written at once → all containers running (s)`, densityResult.allRunningSeconds, baseline?.allRunningSeconds, result.ratios.densityAllRunning],
+          [
+            `${PODS} pods written at once → all containers running (s)`,
+            densityResult.allRunningSeconds,
+            baseline?.allRunningSeconds,
+            result.ratios.densityAllRunning,
+          ],
           [`→ all Ready in /pods (s)`, densityResult.allReadySeconds, null, null],
           [`delete all → every container stopped (s)`, stopResult.containersStoppedSeconds, null, null],
           [`delete all → every sandbox stopped (s)`, stopResult.sandboxesStoppedSeconds, null, null],
-          [`delete all → every sandbox gone (s)`, stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds, result.ratios.stopSandboxesGone],
+          [
+            `delete all → every sandbox gone (s)`,
+            stopResult.sandboxesGoneSeconds,
+            baseline?.stopAndRemoveSeconds,
+            result.ratios.stopSandboxesGone,
+          ],
         ],
       ),
       '',
       table(
         ['kubelet footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s', 'containerd CPU %', 'machine busy %'],
         [
-          [`idle, no pods (${idle.seconds} s)`, idle.cpuPercentOfOneCore, `${idle.rssMiB.p50} / ${idle.rssMiB.max}`, idleCalls.perSecond, idle.others.containerd, idle.machineBusyPercentOfAllCores],
-          [`steady, ${PODS} pods (${steady.seconds} s)`, steady.cpuPercentOfOneCore, `${steady.rssMiB.p50} / ${steady.rssMiB.max}`, steadyCalls.perSecond, steady.others.containerd, steady.machineBusyPercentOfAllCores],
+          [
+            `idle, no pods (${idle.seconds} s)`,
+            idle.cpuPercentOfOneCore,
+            `${idle.rssMiB.p50} / ${idle.rssMiB.max}`,
+            idleCalls.perSecond,
+            idle.others.containerd,
+            idle.machineBusyPercentOfAllCores,
+          ],
+          [
+            `steady, ${PODS} pods (${steady.seconds} s)`,
+            steady.cpuPercentOfOneCore,
+            `${steady.rssMiB.p50} / ${steady.rssMiB.max}`,
+            steadyCalls.perSecond,
+            steady.others.containerd,
+            steady.machineBusyPercentOfAllCores,
+          ],
         ],
       ),
       '',
-      `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod).map(([m, r]) => `${m} ${r}`).join(', ')}.`,
+      `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod)
+        .map(([m, r]) => `${m} ${r}`)
+        .join(', ')}.`,
       '',
-      `CRI calls during the density phase: ${Object.entries(densityCalls).map(([m, n]) => `${m} ${n}`).join(', ')}.`,
+      `CRI calls during the density phase: ${Object.entries(densityCalls)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(', ')}.`,
       '',
       `Whole machine while the ${PODS} pods start — kubelet: ${cpuAccountLine(densityResult.cpuAccount)}${baseline ? `; direct CRI baseline: ${cpuAccountLine(baseline.cpuAccount)}` : ''}.`,
       '',

@@ -28,7 +28,12 @@ const DNS = hostDns();
 export function baselinePod({ name, dir, cgroupRoot, label = 'bench' }) {
   const uid = randomUUID().replaceAll('-', '');
   const logDirectory = path.join(dir, 'pod-logs', `default_${name}_${uid}`);
-  const labels = { benchmark: label, 'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': 'default', 'io.kubernetes.pod.uid': uid };
+  const labels = {
+    benchmark: label,
+    'io.kubernetes.pod.name': name,
+    'io.kubernetes.pod.namespace': 'default',
+    'io.kubernetes.pod.uid': uid,
+  };
   const sandboxConfig = {
     metadata: { name, namespace: 'default', uid, attempt: 0 },
     hostname: name,
@@ -36,11 +41,19 @@ export function baselinePod({ name, dir, cgroupRoot, label = 'bench' }) {
     dnsConfig: DNS,
     portMappings: [],
     labels,
-    annotations: { 'kubernetes.io/config.hash': uid, 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.seen': new Date().toISOString() },
+    annotations: {
+      'kubernetes.io/config.hash': uid,
+      'kubernetes.io/config.source': 'file',
+      'kubernetes.io/config.seen': new Date().toISOString(),
+    },
     linux: {
       cgroupParent: `${cgroupRoot}/kubepods/besteffort/pod${uid}`,
       sysctls: {},
-      securityContext: { namespaceOptions: { network: 'POD', ipc: 'POD', pid: 'CONTAINER' }, privileged: false, seccomp: { profileType: 'RuntimeDefault' } },
+      securityContext: {
+        namespaceOptions: { network: 'POD', ipc: 'POD', pid: 'CONTAINER' },
+        privileged: false,
+        seccomp: { profileType: 'RuntimeDefault' },
+      },
     },
   };
   const podDir = path.join(dir, 'pods', uid);
@@ -53,7 +66,13 @@ export function baselinePod({ name, dir, cgroupRoot, label = 'bench' }) {
     envs: [],
     mounts: [
       { containerPath: '/etc/hosts', hostPath: hostsFile, readonly: false, selinuxRelabel: true, propagation: 'PROPAGATION_PRIVATE' },
-      { containerPath: '/dev/termination-log', hostPath: terminationFile, readonly: false, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE' },
+      {
+        containerPath: '/dev/termination-log',
+        hostPath: terminationFile,
+        readonly: false,
+        selinuxRelabel: false,
+        propagation: 'PROPAGATION_PRIVATE',
+      },
     ],
     labels: { ...labels, 'io.kubernetes.container.name': CONTAINER_NAME },
     annotations: {
@@ -117,7 +136,11 @@ export async function startPodDirect({ cri }, pod, image) {
   const terminationFile = path.join(pod.podDir, 'containers', CONTAINER_NAME, randomBytes(4).toString('hex'));
   fs.writeFileSync(terminationFile, '', { mode: 0o666 });
   const { containerId } = await step('CreateContainer', () =>
-    cri.runtime.createContainer({ podSandboxId, config: pod.containerConfig(imageRef, hostsFile, terminationFile), sandboxConfig: pod.sandboxConfig }),
+    cri.runtime.createContainer({
+      podSandboxId,
+      config: pod.containerConfig(imageRef, hostsFile, terminationFile),
+      sandboxConfig: pod.sandboxConfig,
+    }),
   );
   await step('StartContainer', () => cri.runtime.startContainer({ containerId }));
   return { podSandboxId, containerId, steps };

@@ -20,7 +20,8 @@ export function loadRuntimeEnv() {
     if (match && process.env[match[1]] === undefined) process.env[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
   }
   const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
-  if (!fs.existsSync(socket)) throw new Error(`no containerd socket at ${socket}: start the runtime as root with: bash scripts/test-runtime.sh up`);
+  if (!fs.existsSync(socket))
+    throw new Error(`no containerd socket at ${socket}: start the runtime as root with: bash scripts/test-runtime.sh up`);
 }
 
 export function env(name) {

@@ -33,7 +33,17 @@ export const freePort = () =>
  * @param {string[]} [options.kubeletArgs]  more kubelet flags, for experiments (e.g. `--max-parallel-starts=2`)
  * @param {boolean} [options.criCallCounter]  preload the CRI call counter (default true; criCounts() needs it)
  */
-export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSnapshots = false, verbosity = 2, nodeArgs: extraNodeArgs = [], configLines = [], kubeletArgs = [], criCallCounter = true }) {
+export async function startKubelet({
+  baseDir,
+  nodeName,
+  cpuProf = false,
+  heapSnapshots = false,
+  verbosity = 2,
+  nodeArgs: extraNodeArgs = [],
+  configLines = [],
+  kubeletArgs = [],
+  criCallCounter = true,
+}) {
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -162,7 +172,10 @@ export async function startKubelet({ baseDir, nodeName, cpuProf = false, heapSna
   try {
     for (;;) {
       handle.assertRunning('waiting for /healthz');
-      const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${healthzPort}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`kubelet /healthz not ready after 60 s:\n${logTail()}`);
       await sleep(200);

@@ -10,7 +10,9 @@ let held = false;
 export const lockHeld = () => held;
 
 export async function acquireLock(timeoutMs = 60 * 60_000) {
-  await runtimeLock.acquireRuntimeLock(LOCK_DIR, timeoutMs, (holder) => log(`waiting for pid ${holder} to finish with the shared runtime (${LOCK_DIR})`));
+  await runtimeLock.acquireRuntimeLock(LOCK_DIR, timeoutMs, (holder) =>
+    log(`waiting for pid ${holder} to finish with the shared runtime (${LOCK_DIR})`),
+  );
   held = true;
 }
 

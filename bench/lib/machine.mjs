@@ -23,7 +23,10 @@ export function machineInfo() {
     os: sh('sh', ['-c', '. /etc/os-release && echo "$PRETTY_NAME"']),
     node: process.version,
     containerd: sh('containerd', ['--version'])?.replace(/^containerd\s+/, '') ?? null,
-    runc: sh('runc', ['--version'])?.split('\n')[0]?.replace(/^runc version\s+/, '') ?? null,
+    runc:
+      sh('runc', ['--version'])
+        ?.split('\n')[0]
+        ?.replace(/^runc version\s+/, '') ?? null,
     podman: sh('podman', ['--version'])?.replace(/^podman version\s+/, '') ?? null,
     cgroup: sh('stat', ['-fc', '%T', '/sys/fs/cgroup']) === 'cgroup2fs' ? 'v2' : 'v1 (hybrid)',
     loadAverageAtStart: loadAverage(),

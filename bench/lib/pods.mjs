@@ -15,7 +15,12 @@ export function podManifest(name, { readiness = false, label = 'bench' } = {}) {
     ports: [{ containerPort: 8080, protocol: 'TCP' }],
     ...(readiness ? { readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 10, timeoutSeconds: 1 } } : {}),
   };
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { benchmark: label } }, spec: { containers: [container] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', labels: { benchmark: label } },
+    spec: { containers: [container] },
+  };
 }
 
 /** Pod names bench-000, bench-001, … */

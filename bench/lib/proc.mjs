@@ -68,7 +68,10 @@ export function processCpuSnapshot() {
       const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
       const exe = path.basename(argv[0] ?? '');
       // The kubelet runs as `node --require <counter> apps/kubelet/dist/main.js …`: its script is not the first non-option.
-      const script = exe === 'node' || exe.startsWith('node') ? (argv.find((a) => a.endsWith('apps/kubelet/dist/main.js')) ?? argv.slice(1).find((a) => !a.startsWith('-'))) : undefined;
+      const script =
+        exe === 'node' || exe.startsWith('node')
+          ? (argv.find((a) => a.endsWith('apps/kubelet/dist/main.js')) ?? argv.slice(1).find((a) => !a.startsWith('-')))
+          : undefined;
       name = script ? `node ${script.replace(`${REPO_ROOT}/`, '')}` : exe || `[${entry}]`;
     } catch {
       continue;
@@ -190,7 +193,9 @@ export async function measureWindow(pid, seconds, { extra, others = {} } = {}) {
   const extra0 = extra ? await extra() : undefined;
   const start = Date.now();
   const cpu0 = cpuMs(pid);
-  const others0 = Object.fromEntries(Object.entries(others).map(([name, pids]) => [name, pids.reduce((a, p) => a + (cpuMs(p, true) ?? 0), 0)]));
+  const others0 = Object.fromEntries(
+    Object.entries(others).map(([name, pids]) => [name, pids.reduce((a, p) => a + (cpuMs(p, true) ?? 0), 0)]),
+  );
   const rss = [];
   const slices = [];
   let sliceStart = { t: start, cpu: cpu0 };
@@ -217,7 +222,10 @@ export async function measureWindow(pid, seconds, { extra, others = {} } = {}) {
     cpuPercentPer10s: slices,
     rssMiB: { ...summarize(rss), end: round(rssEnd) },
     others: Object.fromEntries(
-      Object.entries(others).map(([name, pids]) => [name, round(((pids.reduce((a, p) => a + (cpuMs(p, true) ?? 0), 0) - others0[name]) / windowMs) * 100)]),
+      Object.entries(others).map(([name, pids]) => [
+        name,
+        round(((pids.reduce((a, p) => a + (cpuMs(p, true) ?? 0), 0) - others0[name]) / windowMs) * 100),
+      ]),
     ),
     machineBusyPercentOfAllCores: round(((machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)) * 100),
     loadAverageAtEnd: loadAverage(),

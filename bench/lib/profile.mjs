@@ -11,7 +11,9 @@ function areaOf(url, functionName) {
     const rest = url.slice(5).split('/');
     return `node:${rest[0] === 'internal' ? rest.slice(0, 2).join('/') : rest[0]}`;
   }
-  return /packages\/([^/]+)\//.exec(url)?.[1] ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? /apps\/([^/]+)\//.exec(url)?.[1] ?? url;
+  return (
+    /packages\/([^/]+)\//.exec(url)?.[1] ?? /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? /apps\/([^/]+)\//.exec(url)?.[1] ?? url
+  );
 }
 
 /**

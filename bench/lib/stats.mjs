@@ -22,4 +22,5 @@ export function summarize(values, digits = 1) {
 }
 
 /** a ÷ b, or null when either is missing. */
-export const ratio = (a, b, digits = 2) => (a === null || b === null || a === undefined || b === undefined || b === 0 ? null : round(a / b, digits));
+export const ratio = (a, b, digits = 2) =>
+  a === null || b === null || a === undefined || b === undefined || b === 0 ? null : round(a / b, digits);

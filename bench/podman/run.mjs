@@ -38,7 +38,11 @@ function installPodman() {
     // not installed
   }
   log('installing podman (apt-get)');
-  const apt = (aptArgs) => execFileSync('apt-get', aptArgs, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (aptArgs) =>
+    execFileSync('apt-get', aptArgs, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   try {
     apt(['install', '-y', '--no-install-recommends', 'podman']);
   } catch {
@@ -76,7 +80,15 @@ function writeConfig() {
   );
 }
 
-const podmanArgs = (rest) => ['--root', path.join(STATE, 'storage'), '--runroot', path.join(RUNSTATE, 'storage'), '--cgroup-manager', 'cgroupfs', ...rest];
+const podmanArgs = (rest) => [
+  '--root',
+  path.join(STATE, 'storage'),
+  '--runroot',
+  path.join(RUNSTATE, 'storage'),
+  '--cgroup-manager',
+  'cgroupfs',
+  ...rest,
+];
 const podmanEnv = () => ({ ...process.env, CONTAINERS_CONF: CONF });
 async function podman(rest, { timeoutMs = 0 } = {}) {
   const { stdout } = await run('podman', podmanArgs(rest), { env: podmanEnv(), maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs });
@@ -88,7 +100,10 @@ async function loadImages() {
     [env('KUBELET_TS_PAUSE_IMAGE'), 'pause.tar'],
     [env('KUBELET_TS_HTTP_IMAGE'), 'http-echo.tar'],
   ]) {
-    const present = await podman(['image', 'exists', ref]).then(() => true, () => false);
+    const present = await podman(['image', 'exists', ref]).then(
+      () => true,
+      () => false,
+    );
     if (present) continue;
     log(`podman load ${archive}`);
     await podman(['load', '-q', '-i', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)]);
@@ -97,7 +112,9 @@ async function loadImages() {
 
 /** Our pods (name prefix) and how many of their containers run, from one `podman ps`. */
 async function ourContainers() {
-  const containers = JSON.parse((await podman(['ps', '-a', '--pod', '--format', 'json'])) || '[]').filter((c) => (c.PodName ?? '').startsWith(POD_PREFIX));
+  const containers = JSON.parse((await podman(['ps', '-a', '--pod', '--format', 'json'])) || '[]').filter((c) =>
+    (c.PodName ?? '').startsWith(POD_PREFIX),
+  );
   return { total: containers.length, appRunning: containers.filter((c) => c.State === 'running' && c.IsInfra !== true).length };
 }
 
@@ -141,7 +158,9 @@ try {
 
   // Right after the density benchmark's teardown: start on a quiet machine, as the kubelet did.
   const quietBeforeStart = await waitForQuiet();
-  log(`the machine was quiet after ${quietBeforeStart.waitedSeconds} s (busy % per second: ${quietBeforeStart.busyPercentPerSecond.join(' ')})`);
+  log(
+    `the machine was quiet after ${quietBeforeStart.waitedSeconds} s (busy % per second: ${quietBeforeStart.busyPercentPerSecond.join(' ')})`,
+  );
   const loadBeforeStart = loadAverage();
   log(`podman kube play: ${PODS} pods`);
   // kube play (and the `podman ps` polls) run as this runner's children: their CPU is podman's.
@@ -185,8 +204,17 @@ try {
     loadAverage: { beforeStart: loadBeforeStart, beforeStop: loadBeforeStop, atEnd: loadAverage() },
     pods: PODS,
     pod: 'the density pods: one http-echo container (image present), without `ports` (podman would publish them on the host); podman ignores the readiness probe',
-    start: { kubePlayReturnedSeconds: round(playReturned / 1000, 2), allRunningSeconds: round(allRunning / 1000, 2), quietBefore: quietBeforeStart, cpuAccount: startCpu },
-    steady: { conmonProcesses: conmons.length, conmonCpuPercentOfOneCore: steady.others.conmon, machineBusyPercentOfAllCores: steady.machineBusyPercentOfAllCores },
+    start: {
+      kubePlayReturnedSeconds: round(playReturned / 1000, 2),
+      allRunningSeconds: round(allRunning / 1000, 2),
+      quietBefore: quietBeforeStart,
+      cpuAccount: startCpu,
+    },
+    steady: {
+      conmonProcesses: conmons.length,
+      conmonCpuPercentOfOneCore: steady.others.conmon,
+      machineBusyPercentOfAllCores: steady.machineBusyPercentOfAllCores,
+    },
     stop: { kubeDownReturnedSeconds: round(downReturned / 1000, 2), containersLeft: left.total, error: stopError },
   };
   const md = [

@@ -110,14 +110,28 @@ function podManifest(i, image) {
         ? { ...base, tcpSocket: { port: 8080 }, periodSeconds: EXEC_PERIOD_S }
         : { ...base, exec: { command: ['cat', '/etc/hostname'] }, periodSeconds: EXEC_PERIOD_S },
   };
-  return { name, http, manifest: { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { bench: 'probes-kubelet' } }, spec: { terminationGracePeriodSeconds: 2, containers: [container] } } };
+  return {
+    name,
+    http,
+    manifest: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { bench: 'probes-kubelet' } },
+      spec: { terminationGracePeriodSeconds: 2, containers: [container] },
+    },
+  };
 }
 
 /** Probe kind of a (pod group, probe type) pair. */
 const kindOf = (http, probeType) =>
   probeType === 'Readiness' ? (http ? 'readiness-http' : 'readiness-tcp') : http ? 'liveness-tcp' : SLOW_KIND;
 const SLOW_KIND = NO_EXEC ? 'liveness-tcp-10s' : 'liveness-exec';
-const PERIOD_OF_KIND = { 'readiness-http': FAST_PERIOD_S * 1000, 'liveness-tcp': FAST_PERIOD_S * 1000, 'readiness-tcp': FAST_PERIOD_S * 1000, [SLOW_KIND]: EXEC_PERIOD_S * 1000 };
+const PERIOD_OF_KIND = {
+  'readiness-http': FAST_PERIOD_S * 1000,
+  'liveness-tcp': FAST_PERIOD_S * 1000,
+  'readiness-tcp': FAST_PERIOD_S * 1000,
+  [SLOW_KIND]: EXEC_PERIOD_S * 1000,
+};
 
 // ---------------------------------------------------------------- log parsing
 
@@ -150,11 +164,23 @@ function kubeletProbeRuns(logFile, httpOf, nodeName, window) {
       outcomesInWindow[outcome]++;
       if (outcome !== 'success') {
         // "dial tcp 10.77.1.88:8080: connect: connection refused" → "dial tcp <ip>: connect: connection refused"
-        const reason = `${kindOf(httpOf.get(record.pod.split('/')[1]?.replace(new RegExp(`-${nodeName}$`), '')), record.probeType)}: ${String(record.output ?? record.err ?? record.msg).replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, '<ip>').slice(0, 120)}`;
+        const reason = `${kindOf(httpOf.get(record.pod.split('/')[1]?.replace(new RegExp(`-${nodeName}$`), '')), record.probeType)}: ${String(
+          record.output ?? record.err ?? record.msg,
+        )
+          .replace(/\d+\.\d+\.\d+\.\d+(:\d+)?/g, '<ip>')
+          .slice(0, 120)}`;
         failureReasonsInWindow[reason] = (failureReasonsInWindow[reason] ?? 0) + 1;
       }
     }
-    if (outcome !== 'success' && failures.length < 20) failures.push({ time: new Date(record.time).toISOString(), pod: podName, probeType: record.probeType, msg: record.msg, err: record.err, output: record.output });
+    if (outcome !== 'success' && failures.length < 20)
+      failures.push({
+        time: new Date(record.time).toISOString(),
+        pod: podName,
+        probeType: record.probeType,
+        msg: record.msg,
+        err: record.err,
+        output: record.output,
+      });
     const workers = runs[kindOf(http, record.probeType)];
     const key = `${podName}/${record.containerName}`;
     (workers.get(key) ?? workers.set(key, []).get(key)).push(record.time);
@@ -305,7 +331,9 @@ try {
     const items = (await fetchJson(`http://127.0.0.1:${readOnlyPort}/pods`).catch(() => ({ items: [] }))).items ?? [];
     const ours = items.filter((p) => p.metadata.name.endsWith(`-${nodeName}`));
     const running = ours.filter((p) => p.status?.phase === 'Running').length;
-    const ready = ours.filter((p) => p.status?.phase === 'Running' && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    const ready = ours.filter(
+      (p) => p.status?.phase === 'Running' && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    ).length;
     if (allRunningMs === undefined && running === PODS) allRunningMs = Date.now() - podsWrittenAt;
     if (ready === PODS) {
       allReadyMs = Date.now() - podsWrittenAt;
@@ -338,7 +366,9 @@ try {
   const cpu1 = { kubelet: cpuMs(kubeletPid), containerd: cpuMs(containerdPid), shims: sumCpu(shims), machine: machineCpu() };
   const windowMs = window.end - window.start;
   const machineTop = topProcesses(procs0, processCpuSnapshot(), windowMs, 10);
-  const finalPods = ((await fetchJson(`http://127.0.0.1:${readOnlyPort}/pods`)).items ?? []).filter((p) => p.metadata.name.endsWith(`-${nodeName}`));
+  const finalPods = ((await fetchJson(`http://127.0.0.1:${readOnlyPort}/pods`)).items ?? []).filter((p) =>
+    p.metadata.name.endsWith(`-${nodeName}`),
+  );
   const restarts = finalPods.reduce((a, p) => a + (p.status?.containerStatuses ?? []).reduce((b, c) => b + (c.restartCount ?? 0), 0), 0);
   const notReady = finalPods.filter((p) => !p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
   const rssEnd = rssMiB(kubeletPid);
@@ -349,20 +379,30 @@ try {
   const expected = Object.fromEntries(Object.keys(PERIOD_OF_KIND).map((kind) => [kind, 0]));
   for (const pod of pods) for (const type of ['Readiness', 'Liveness']) expected[kindOf(pod.http, type)]++;
   const fromKubelet = kubeletProbeRuns(logFile, httpOf, nodeName, window);
-  const kubeletSide = Object.fromEntries(Object.entries(fromKubelet.runs).map(([kind, runs]) => [kind, intervalStats(runs, PERIOD_OF_KIND[kind], window, expected[kind])]));
+  const kubeletSide = Object.fromEntries(
+    Object.entries(fromKubelet.runs).map(([kind, runs]) => [kind, intervalStats(runs, PERIOD_OF_KIND[kind], window, expected[kind])]),
+  );
   const targetRuns = targetProbeArrivals(dirs.podLogs, pods);
-  const targetSide = Object.fromEntries(Object.entries(targetRuns).filter(([kind]) => !(NO_EXEC && kind === 'readiness-tcp')).map(([kind, runs]) => [kind, intervalStats(runs, PERIOD_OF_KIND[kind], window, expected[kind])]));
+  const targetSide = Object.fromEntries(
+    Object.entries(targetRuns)
+      .filter(([kind]) => !(NO_EXEC && kind === 'readiness-tcp'))
+      .map(([kind, runs]) => [kind, intervalStats(runs, PERIOD_OF_KIND[kind], window, expected[kind])]),
+  );
   const totalRuns = Object.values(kubeletSide).reduce((a, s) => a + s.runs, 0);
   const cpuPct = (a, b) => (a === undefined || b === undefined ? null : round(((b - a) / windowMs) * 100));
   let profile = null;
   if (CPU_PROF) {
     const file = fs.readdirSync(dirs.prof).find((f) => f.endsWith('.cpuprofile'));
-    profile = file ? summarizeCpuProfile(path.join(dirs.prof, file), { startUs: monoStartUs, endUs: monoEndUs }) : { error: 'no .cpuprofile written' };
+    profile = file
+      ? summarizeCpuProfile(path.join(dirs.prof, file), { startUs: monoStartUs, endUs: monoEndUs })
+      : { error: 'no .cpuprofile written' };
   }
 
   const all = Object.values(kubeletSide);
   // A kind without one full interval in the window (exec at 10 s in a short window) cannot be judged.
-  const unmeasured = Object.entries(kubeletSide).filter(([, s]) => s.driftMs.p99 === null).map(([kind]) => kind);
+  const unmeasured = Object.entries(kubeletSide)
+    .filter(([, s]) => s.driftMs.p99 === null)
+    .map(([kind]) => kind);
   const worstP99 = Math.max(...all.map((s) => s.driftMs.p99 ?? 0));
   const missed = all.reduce((a, s) => a + s.missedPeriods, 0);
   const result = {
@@ -381,16 +421,29 @@ try {
     allRunningSeconds: allRunningMs === undefined ? null : round(allRunningMs / 1000),
     allReadySeconds: round(allReadyMs / 1000),
     probesPerSecond: round(totalRuns / (windowMs / 1000)),
-    probeOutcomes: { wholeRun: fromKubelet.outcomes, window: fromKubelet.outcomesInWindow, failureReasonsInWindow: fromKubelet.failureReasonsInWindow },
+    probeOutcomes: {
+      wholeRun: fromKubelet.outcomes,
+      window: fromKubelet.outcomesInWindow,
+      failureReasonsInWindow: fromKubelet.failureReasonsInWindow,
+    },
     firstFailures: fromKubelet.failures,
     kubeletSide,
     targetSide,
     missedPeriods: missed,
     driftP99WorstMs: worstP99,
-    targets: { noMissedPeriods: missed === 0, driftP99Under100ms: worstP99 < 100, unmeasured, met: missed === 0 && worstP99 < 100 && unmeasured.length === 0 },
+    targets: {
+      noMissedPeriods: missed === 0,
+      driftP99Under100ms: worstP99 < 100,
+      unmeasured,
+      met: missed === 0 && worstP99 < 100 && unmeasured.length === 0,
+    },
     kubelet: {
       cpuPercentOfOneCore: cpuPct(cpu0.kubelet, cpu1.kubelet),
-      rssMiB: { end: round(rssEnd), max: round(Math.max(...rssSamples, rssEnd ?? 0)), mean: round(rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length)) },
+      rssMiB: {
+        end: round(rssEnd),
+        max: round(Math.max(...rssSamples, rssEnd ?? 0)),
+        mean: round(rssSamples.reduce((a, b) => a + b, 0) / Math.max(1, rssSamples.length)),
+      },
       restartsDuringRun: restarts,
       notReadyAtEnd: notReady,
     },
@@ -399,7 +452,9 @@ try {
       shims: shims.length,
       shimsCpuPercentOfOneCore: cpuPct(cpu0.shims, cpu1.shims),
       topProcessesOnMachine: machineTop,
-      machineBusyPercentOfAllCores: round(((cpu1.machine.busy - cpu0.machine.busy) / Math.max(1, cpu1.machine.total - cpu0.machine.total)) * 100),
+      machineBusyPercentOfAllCores: round(
+        ((cpu1.machine.busy - cpu0.machine.busy) / Math.max(1, cpu1.machine.total - cpu0.machine.total)) * 100,
+      ),
       execSyncPerSecond: NO_EXEC ? 0 : kubeletSide['liveness-exec'].probesPerSecond,
     },
     cpuProfile: profile,
@@ -407,7 +462,8 @@ try {
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
 
-  const row = (kind, s) => `| ${kind} | ${s.workers}/${s.expectedWorkers} | ${s.probesPerSecond} | ${s.driftMs.p50} / ${s.driftMs.p99} / ${s.driftMs.max} | ${s.missedPeriods} |`;
+  const row = (kind, s) =>
+    `| ${kind} | ${s.workers}/${s.expectedWorkers} | ${s.probesPerSecond} | ${s.driftMs.p50} / ${s.driftMs.p99} / ${s.driftMs.max} | ${s.missedPeriods} |`;
   process.stdout.write(
     [
       `kubelet side (window ${result.windowSeconds} s, ${result.probesPerSecond} probes/s):`,
@@ -421,7 +477,10 @@ try {
       ...Object.entries(targetSide).map(([k, s]) => row(k, s)),
       '',
       `kubelet CPU ${result.kubelet.cpuPercentOfOneCore} % of one core, RSS ${result.kubelet.rssMiB.end} MiB (max ${result.kubelet.rssMiB.max}); containerd ${result.runtime.containerdCpuPercentOfOneCore} %, shims ${result.runtime.shimsCpuPercentOfOneCore} %, machine ${result.runtime.machineBusyPercentOfAllCores} % busy`,
-      `busiest processes (% of one core): ${machineTop.slice(0, 5).map((p) => `${p.name} ${p.cpuPercentOfOneCore}`).join(', ')}`,
+      `busiest processes (% of one core): ${machineTop
+        .slice(0, 5)
+        .map((p) => `${p.name} ${p.cpuPercentOfOneCore}`)
+        .join(', ')}`,
       `targets (no missed periods, drift p99 < 100 ms): ${result.targets.met ? 'met' : 'NOT met'}${unmeasured.length ? ` (no interval for ${unmeasured.join(', ')}: lengthen --seconds)` : ''}`,
       `results: ${path.relative(REPO_ROOT, OUT)}`,
       '',

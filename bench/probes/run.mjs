@@ -58,8 +58,20 @@ for (let i = 0; i < total; i++) {
         {
           name: 'app',
           image: 'busybox',
-          readinessProbe: { httpGet: { path: '/ready', port: port(hang ? hanging : healthy), scheme: 'HTTP' }, periodSeconds: PERIOD_S, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
-          livenessProbe: { exec: { command: ['true'] }, periodSeconds: PERIOD_S, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+          readinessProbe: {
+            httpGet: { path: '/ready', port: port(hang ? hanging : healthy), scheme: 'HTTP' },
+            periodSeconds: PERIOD_S,
+            timeoutSeconds: 1,
+            successThreshold: 1,
+            failureThreshold: 3,
+          },
+          livenessProbe: {
+            exec: { command: ['true'] },
+            periodSeconds: PERIOD_S,
+            timeoutSeconds: 1,
+            successThreshold: 1,
+            failureThreshold: 3,
+          },
         },
       ],
     },
@@ -67,7 +79,17 @@ for (let i = 0; i < total; i++) {
   manager.updatePodStatus(pod, {
     phase: 'Running',
     podIP: '127.0.0.1',
-    containerStatuses: [{ name: 'app', containerID: `containerd://${id}`, state: { running: { startedAt: new Date().toISOString() } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' }],
+    containerStatuses: [
+      {
+        name: 'app',
+        containerID: `containerd://${id}`,
+        state: { running: { startedAt: new Date().toISOString() } },
+        ready: false,
+        restartCount: 0,
+        image: 'busybox',
+        imageID: '',
+      },
+    ],
   });
 }
 manager.onResultChange((c) => {
@@ -97,7 +119,9 @@ for (const [key, times] of runs) {
 }
 deviations.sort((a, b) => a - b);
 const pct = (p) => deviations[Math.min(deviations.length - 1, Math.floor((p / 100) * deviations.length))] ?? NaN;
-const totals = Object.fromEntries(['successful', 'failed', 'unknown'].map((r) => [r, m.probeTotal.filter((s) => s.labels.result === r).reduce((a, s) => a + s.value, 0)]));
+const totals = Object.fromEntries(
+  ['successful', 'failed', 'unknown'].map((r) => [r, m.probeTotal.filter((s) => s.labels.result === r).reduce((a, s) => a + s.value, 0)]),
+);
 const result = {
   date: new Date().toISOString(),
   node: process.version,

@@ -34,7 +34,9 @@ const run = createBenchmarkRun('start-latency', { keep: args.flag('keep') });
 /** Polls until the pod's container is running in containerd; resolves with performance.now() of the sighting. */
 async function waitContainerRunning(cri, podName, deadline, onTick) {
   for (;;) {
-    const { containers } = await cri.runtime.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' }, labelSelector: { 'io.kubernetes.pod.name': podName } } });
+    const { containers } = await cri.runtime.listContainers({
+      filter: { state: { state: 'CONTAINER_RUNNING' }, labelSelector: { 'io.kubernetes.pod.name': podName } },
+    });
     if (containers.length > 0) return performance.now();
     await onTick?.();
     if (performance.now() > deadline) throw new Error(`${podName}: no running container after ${POD_TIMEOUT_MS} ms`);
@@ -66,7 +68,12 @@ await run.main(async () => {
       const t0 = performance.now();
       const { steps } = await startPodDirect(c, pod, image);
       const running = await waitContainerRunning(c.cri, pod.name, t0 + POD_TIMEOUT_MS);
-      baselineRuns.push({ pod: name, runningMs: round(running - t0), loadAverage1m: loadAverage()[0], steps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v)])) });
+      baselineRuns.push({
+        pod: name,
+        runningMs: round(running - t0),
+        loadAverage1m: loadAverage()[0],
+        steps: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, round(v)])),
+      });
       log(`baseline ${name}: running ${round(running - t0)} ms`);
     }
     const removed = await removeSandboxes(c, (s) => s.labels?.benchmark === baselineLabel);
@@ -105,7 +112,13 @@ await run.main(async () => {
       await sleep(POLL_MS);
     }
     // writtenAt (epoch ms) lines a run up with the kubelet log of a `--v 4 --keep` run.
-    kubeletRuns.push({ pod: name, writtenAt: Math.round(Date.now() - (performance.now() - t0)), runningMs: round(running - t0), readyMs: round(ready - t0), loadAverage1m: loadAverage()[0] });
+    kubeletRuns.push({
+      pod: name,
+      writtenAt: Math.round(Date.now() - (performance.now() - t0)),
+      runningMs: round(running - t0),
+      readyMs: round(ready - t0),
+      loadAverage1m: loadAverage()[0],
+    });
     log(`kubelet ${name}: running ${round(running - t0)} ms, ready ${round(ready - t0)} ms`);
   }
   const kubeletCalls = await kubelet.criCounts();
@@ -135,19 +148,28 @@ await run.main(async () => {
     command: `node bench/start-latency/run.mjs ${args.argv.join(' ')}`.trim(),
     kubeletCommand: kubelet.command,
     machine,
-    loadAverage: { beforeBaseline: loadBeforeBaseline, beforeKubelet: loadBeforeKubelet, afterKubelet: loadAfterKubelet, atEnd: loadAverage() },
+    loadAverage: {
+      beforeBaseline: loadBeforeBaseline,
+      beforeKubelet: loadBeforeKubelet,
+      afterKubelet: loadAfterKubelet,
+      atEnd: loadAverage(),
+    },
     pods: PODS,
     pollMs: POLL_MS,
     pod: 'one http-echo container (image present), no probes; pods started one after another, earlier ones keep running',
     kubelet: { runningMs: kubeletRunning, readyMs: kubeletReady, criCalls: kubeletCalls.counts, runs: kubeletRuns },
     baseline: {
-      calls: 'ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer (sequential); even-numbered pods before the kubelet phase, odd ones after',
+      calls:
+        'ListPodSandbox, ListContainers, RunPodSandbox, PodSandboxStatus, ImageStatus ×2, CreateContainer, StartContainer (sequential); even-numbered pods before the kubelet phase, odd ones after',
       runningMs: baselineRunning,
       stepsMs: baselineSteps,
       runs: baselineRuns,
       shape: {
         runPodSandbox: shapeDiff(kubeletCalls.samples['/runtime.v1.RuntimeService/RunPodSandbox']?.config, firstBaselinePod?.sandboxConfig),
-        createContainer: shapeDiff(kubeletCalls.samples['/runtime.v1.RuntimeService/CreateContainer']?.config, firstBaselinePod?.containerConfig('', '', '')),
+        createContainer: shapeDiff(
+          kubeletCalls.samples['/runtime.v1.RuntimeService/CreateContainer']?.config,
+          firstBaselinePod?.containerConfig('', '', ''),
+        ),
       },
     },
     ratios,

@@ -171,7 +171,8 @@ function makeCgroup(cgroup) {
       for (const part of cgroup.split('/').filter(Boolean)) {
         const next = path.join(current, part);
         for (const f of ['cpuset.cpus', 'cpuset.mems']) {
-          if (fs.readFileSync(path.join(next, f), 'utf8').trim() === '') fs.writeFileSync(path.join(next, f), fs.readFileSync(path.join(current, f)));
+          if (fs.readFileSync(path.join(next, f), 'utf8').trim() === '')
+            fs.writeFileSync(path.join(next, f), fs.readFileSync(path.join(current, f)));
         }
         current = next;
       }
@@ -191,7 +192,8 @@ function removeCgroup(cgroup) {
     walk(top);
     for (const d of dirs) {
       try {
-        for (const pid of fs.readFileSync(path.join(d, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+        for (const pid of fs.readFileSync(path.join(d, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+          process.kill(Number(pid), 'SIGKILL');
       } catch {
         // already empty or gone
       }
@@ -210,7 +212,11 @@ function removePods(env, dir) {
   const crictl = path.join(env.KUBELET_TS_UPSTREAM_BIN_DIR, 'crictl');
   if (!fs.existsSync(crictl)) return;
   const run = (...args) =>
-    execFileSync(crictl, ['--runtime-endpoint', env.KUBELET_TS_CRI_ENDPOINT, ...args], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(crictl, ['--runtime-endpoint', env.KUBELET_TS_CRI_ENDPOINT, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   let ids = [];
   try {
     ids = run('pods', '-q').split('\n').filter(Boolean);

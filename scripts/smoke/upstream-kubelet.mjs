@@ -52,8 +52,10 @@ async function poll(what, timeoutMs, fn) {
 
 async function main() {
   const env = loadEnv();
-  const kubectl = (...args) => execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  const kubectlIn = (input, ...args) => execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', input });
+  const kubectl = (...args) =>
+    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const kubectlIn = (input, ...args) =>
+    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', input });
   log(`control plane ${env.KUBELET_TS_K8S_VERSION} at ${env.KUBELET_TS_APISERVER}; containerd ${env.KUBELET_TS_CONTAINERD_VERSION ?? '?'}`);
 
   const lockDir = runtimeLockDir(runtimeDir);
@@ -64,14 +66,20 @@ async function main() {
     kubelet = await startUpstreamKubelet({ env, dir: '/run/kubelet-ts-upstream-smoke', log });
     const node = kubelet.nodeName;
 
-    await poll(`Node ${node} Ready`, 120_000, () => kubectl('get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True');
+    await poll(
+      `Node ${node} Ready`,
+      120_000,
+      () => kubectl('get', 'node', node, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True',
+    );
     log(`kubectl get node ${node} -o wide:\n${kubectl('get', 'node', node, '-o', 'wide')}`);
     const csr = kubectl('get', 'csr', '-o', 'jsonpath={range .items[*]}{.spec.username} {.status.conditions[0].type}{"\\n"}{end}');
     if (!/system:bootstrap:\S+ Approved/.test(csr)) throw new Error(`no approved bootstrap CSR:\n${csr}`);
     log('the node joined by TLS bootstrap: its client certificate request was approved and signed');
 
     kubectl('create', 'namespace', namespace);
-    await poll(`ServiceAccount ${namespace}/default`, 60_000, () => kubectl('get', 'serviceaccount', 'default', '-n', namespace, '-o', 'name'));
+    await poll(`ServiceAccount ${namespace}/default`, 60_000, () =>
+      kubectl('get', 'serviceaccount', 'default', '-n', namespace, '-o', 'name'),
+    );
     kubectlIn(
       JSON.stringify({
         apiVersion: 'v1',
@@ -80,34 +88,57 @@ async function main() {
         spec: {
           terminationGracePeriodSeconds: 1,
           tolerations: [{ operator: 'Exists', effect: 'NoSchedule' }],
-          containers: [{ name: 'sleep', image: env.KUBELET_TS_BUSYBOX_IMAGE, imagePullPolicy: 'Never', command: ['sleep', '3600'], readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }],
+          containers: [
+            {
+              name: 'sleep',
+              image: env.KUBELET_TS_BUSYBOX_IMAGE,
+              imagePullPolicy: 'Never',
+              command: ['sleep', '3600'],
+              readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 },
+            },
+          ],
         },
       }),
       'create',
       '-f',
       '-',
     );
-    const phase = () => kubectl('get', 'pod', 'sleeper', '-n', namespace, '-o', 'jsonpath={.spec.nodeName} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}');
+    const phase = () =>
+      kubectl(
+        'get',
+        'pod',
+        'sleeper',
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.spec.nodeName} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}',
+      );
     await poll('pod sleeper Running and Ready', 120_000, () => phase() === `${node} Running True`);
     log(`kubectl get pod -n ${namespace} -o wide:\n${kubectl('get', 'pod', '-n', namespace, '-o', 'wide')}`);
     const mounts = kubectl('get', 'pod', 'sleeper', '-n', namespace, '-o', 'jsonpath={.spec.volumes[*].name}');
     if (!/kube-api-access-/.test(mounts)) throw new Error(`the pod has no service-account token volume: ${mounts}`);
     const token = kubectl('exec', '-n', namespace, 'sleeper', '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/namespace');
     if (token.trim() !== namespace) throw new Error(`kubectl exec read '${token}' from the token volume, not '${namespace}'`);
-    log('kubectl exec through the API server reads the pod\'s projected service-account volume');
+    log("kubectl exec through the API server reads the pod's projected service-account volume");
 
     kubectl('delete', 'pod', 'sleeper', '-n', namespace, '--wait=true', '--timeout=60s');
     log('pod deleted through the API; the kubelet confirmed it');
   } finally {
     try {
-      execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, 'delete', 'namespace', namespace, '--wait=false', '--ignore-not-found'], { stdio: 'ignore' });
+      execFileSync(
+        'kubectl',
+        ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, 'delete', 'namespace', namespace, '--wait=false', '--ignore-not-found'],
+        { stdio: 'ignore' },
+      );
     } catch {
       // the control plane is gone; nothing to clean there
     }
     if (kubelet) {
       await kubelet.stop();
       try {
-        execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, 'delete', 'node', kubelet.nodeName, '--ignore-not-found'], { stdio: 'ignore' });
+        execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, 'delete', 'node', kubelet.nodeName, '--ignore-not-found'], {
+          stdio: 'ignore',
+        });
       } catch {
         // as above
       }

@@ -74,7 +74,10 @@ describe('buildKubelet, in-process with fakes', () => {
         '',
       ].join('\n'),
     );
-    const options = await loadOptionsOrExit([`--config=${configFile}`, `--root-dir=${join(root, 'root')}`, '--hostname-override=node-a', '--node-ip=192.168.1.10'], failingIO);
+    const options = await loadOptionsOrExit(
+      [`--config=${configFile}`, `--root-dir=${join(root, 'root')}`, '--hostname-override=node-a', '--node-ip=192.168.1.10'],
+      failingIO,
+    );
     const cri = createFakeCriClient();
     const source = new FakePodSource('file');
     // Limits it does not set default to node allocatable (4 cores, nothing reserved), in the env and in a downwardAPI volume alike.
@@ -82,8 +85,17 @@ describe('buildKubelet, in-process with fakes', () => {
     const pod: Pod = newPod({
       name: 'web',
       uid: 'uid-web',
-      containers: [{ name: 'app', image: 'busybox:1.36', env: [{ name: 'CPU_M', valueFrom: { resourceFieldRef: cpuMilli } }], volumeMounts: [{ name: 'info', mountPath: '/info' }] }],
-      spec: { volumes: [{ name: 'info', downwardAPI: { items: [{ path: 'cpu_m', resourceFieldRef: { containerName: 'app', ...cpuMilli } }] } }] },
+      containers: [
+        {
+          name: 'app',
+          image: 'busybox:1.36',
+          env: [{ name: 'CPU_M', valueFrom: { resourceFieldRef: cpuMilli } }],
+          volumeMounts: [{ name: 'info', mountPath: '/info' }],
+        },
+      ],
+      spec: {
+        volumes: [{ name: 'info', downwardAPI: { items: [{ path: 'cpu_m', resourceFieldRef: { containerName: 'app', ...cpuMilli } }] } }],
+      },
     });
     source.set([pod]);
     const logger = new RecordingLogger();
@@ -106,14 +118,24 @@ describe('buildKubelet, in-process with fakes', () => {
       expect(served.metadata.annotations?.['kubernetes.io/config.source']).toBe('file');
       expect(served.status?.hostIP).toBe('192.168.1.10');
       const [container] = (await cri.runtime.listContainers({})).containers;
-      expect(container).toMatchObject({ state: 'CONTAINER_RUNNING', labels: { 'io.kubernetes.pod.uid': 'uid-web', 'io.kubernetes.container.name': 'app' } });
-      expect(served.status?.containerStatuses?.[0]).toMatchObject({ name: 'app', ready: true, containerID: `containerd://${container?.id}` });
+      expect(container).toMatchObject({
+        state: 'CONTAINER_RUNNING',
+        labels: { 'io.kubernetes.pod.uid': 'uid-web', 'io.kubernetes.container.name': 'app' },
+      });
+      expect(served.status?.containerStatuses?.[0]).toMatchObject({
+        name: 'app',
+        ready: true,
+        containerID: `containerd://${container?.id}`,
+      });
       const node = (await (await fetch(`http://127.0.0.1:${port}/node`)).json()) as Node;
       expect(node.metadata.name).toBe('node-a');
       expect(node.status?.capacity).toMatchObject({ cpu: '4000m', pods: '110' });
-      const created = cri.runtime.callsOf('createContainer')[0]?.request as { config: { envs: Array<{ key: string; value: string }> } } | undefined;
+      const created = cri.runtime.callsOf('createContainer')[0]?.request as
+        { config: { envs: Array<{ key: string; value: string }> } } | undefined;
       expect(created?.config.envs).toContainEqual({ key: 'CPU_M', value: '4000' });
-      expect(await readFile(join(root, 'root', 'pods', 'uid-web', 'volumes', 'kubernetes.io~downward-api', 'info', 'cpu_m'), 'utf8')).toBe('4000');
+      expect(await readFile(join(root, 'root', 'pods', 'uid-web', 'volumes', 'kubernetes.io~downward-api', 'info', 'cpu_m'), 'utf8')).toBe(
+        '4000',
+      );
     } finally {
       controller.abort();
       await running;
@@ -123,7 +145,7 @@ describe('buildKubelet, in-process with fakes', () => {
     await expect(fetch(`http://127.0.0.1:${port}/pods`)).rejects.toThrow();
     expect((await cri.runtime.listContainers({})).containers[0]?.state).toBe('CONTAINER_RUNNING');
     expect(logger.records.filter((r) => r.level === 'error').map((r) => r.msg)).toEqual([]);
-    expect(logger.find("Serving")[0]?.fields).toEqual({ server: 'read-only', address: `127.0.0.1:${port}` });
+    expect(logger.find('Serving')[0]?.fields).toEqual({ server: 'read-only', address: `127.0.0.1:${port}` });
   });
 
   it('never claims a mode or a server that is not running in its start-up summary', async () => {

@@ -145,8 +145,21 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
   // <root-dir>/plugins_registry (plugin-manager, with a handler per plugin type).
   const volumeLogger = logger.child({ component: 'volumes' });
   const csiDrivers = createCsiPluginRegistry({ logger: volumeLogger });
-  const plugins = createKubeletPluginManager({ rootDir: flags.rootDir, handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, clock, logger: volumeLogger });
-  const volumes = createKubeletVolumeManager({ rootDir: flags.rootDir, getNodeAllocatable: resources.allocatable, staticObjectDir: flags.staticObjectDir, syncFrequencyMs: durationMs(config.syncFrequency), csiDrivers, clock, logger: volumeLogger });
+  const plugins = createKubeletPluginManager({
+    rootDir: flags.rootDir,
+    handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers },
+    clock,
+    logger: volumeLogger,
+  });
+  const volumes = createKubeletVolumeManager({
+    rootDir: flags.rootDir,
+    getNodeAllocatable: resources.allocatable,
+    staticObjectDir: flags.staticObjectDir,
+    syncFrequencyMs: durationMs(config.syncFrequency),
+    csiDrivers,
+    clock,
+    logger: volumeLogger,
+  });
   const helper = createRuntimeHelper({
     rootDir: flags.rootDir,
     nodeName: ctx.node.nodeName,
@@ -160,7 +173,12 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     logger: logger.child({ component: 'runtime-helper' }),
   });
   // Probes (probe-runner): exec probes run through CRI ExecSync, bounded by the probe's timeout.
-  const probes = createProbeManager({ exec: createCriExecFn(cri.runtime), userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'), clock, logger: logger.child({ component: 'prober' }) });
+  const probes = createProbeManager({
+    exec: createCriExecFn(cri.runtime),
+    userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'),
+    clock,
+    logger: logger.child({ component: 'prober' }),
+  });
   const runtime = createRuntimeManager({
     probeResults: probes.probeResults,
     runtimeService: cri.runtime,
@@ -219,9 +237,21 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
   const { cri, containerManager } = agents;
   // Image GC (image-gc): thresholds and ages from the configuration, last-used times kept in <root-dir>/image-gc;
   // imageGc.deleteUnusedImages is also the eviction manager's image reclaim.
-  const imageGc = createKubeletImageGC({ config, rootDir: flags.rootDir, cri, podInfraContainerImage: flags.podInfraContainerImage, clock, logger: logger.child({ component: 'image-gc' }) });
+  const imageGc = createKubeletImageGC({
+    config,
+    rootDir: flags.rootDir,
+    cri,
+    podInfraContainerImage: flags.podInfraContainerImage,
+    clock,
+    logger: logger.child({ component: 'image-gc' }),
+  });
   // Container logs (container-logs): rotation by containerLogMaxSize/MaxFiles/MaxWorkers/MonitorInterval; a bad value stops start-up, as upstream.
-  const containerLogs = createKubeletContainerLogManager({ config, runtime: cri.runtime, clock, logger: logger.child({ component: 'container-logs' }) });
+  const containerLogs = createKubeletContainerLogManager({
+    config,
+    runtime: cri.runtime,
+    clock,
+    logger: logger.child({ component: 'container-logs' }),
+  });
   // Stats (stats): the Summary API from the root cgroup, /proc, statfs, CRI, pod cgroups, log files and volumes;
   // served on the read-only port's /stats/summary (cached for statsHousekeepingInterval) and read fresh by eviction.
   const stats = createKubeletStats({
@@ -302,16 +332,26 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
 }
 
 /** Upstream Kubelet.Run: servers first, then, once the runtime answers, every subsystem under one supervisor. */
-async function runKubelet(ctx: Context, k: { agents: NodeAgents; lifecycle: PodLifecycle; services: NodeServices; sources: Runnable }, signal: AbortSignal): Promise<void> {
+async function runKubelet(
+  ctx: Context,
+  k: { agents: NodeAgents; lifecycle: PodLifecycle; services: NodeServices; sources: Runnable },
+  signal: AbortSignal,
+): Promise<void> {
   const { clock, logger } = ctx;
   const { cri, containerManager } = k.agents;
   const { servers } = k.services;
   await servers.listen();
   // Until the runtime answers nothing else starts; this only gives up when the kubelet is stopped.
-  const runtimeName = await waitForRuntime(cri.runtime, { endpoint: ctx.config.containerRuntimeEndpoint, clock, logger, signal }).catch(() => undefined);
+  const runtimeName = await waitForRuntime(cri.runtime, { endpoint: ctx.config.containerRuntimeEndpoint, clock, logger, signal }).catch(
+    () => undefined,
+  );
   if (runtimeName !== undefined) {
     checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
-    const opts = (component: string, extra: Partial<SuperviseOptions> = {}): SuperviseOptions => ({ clock, logger: logger.child({ component }), ...extra });
+    const opts = (component: string, extra: Partial<SuperviseOptions> = {}): SuperviseOptions => ({
+      clock,
+      logger: logger.child({ component }),
+      ...extra,
+    });
     await Promise.all([
       supervise('Container manager', k.agents.runnables.cgroups, signal, opts('cm')),
       supervise('Pod source stream', k.sources, signal, opts('kubelet')),
@@ -319,7 +359,12 @@ async function runKubelet(ctx: Context, k: { agents: NodeAgents; lifecycle: PodL
       supervise('Plugin watcher', k.agents.runnables.plugins, signal, opts('volumes', { consequence: 'CSI drivers will not register' })),
       supervise('Container log manager', k.services.runnables.containerLogs, signal, opts('container-logs')),
       supervise('Image garbage collection', k.services.runnables.imageGc, signal, opts('image-gc')),
-      supervise('Eviction manager', k.services.runnables.eviction, signal, opts('eviction', { after: (s) => until(() => k.lifecycle.sourcesReady, clock, s) })),
+      supervise(
+        'Eviction manager',
+        k.services.runnables.eviction,
+        signal,
+        opts('eviction', { after: (s) => until(() => k.lifecycle.sourcesReady, clock, s) }),
+      ),
       supervise('Pod lifecycle', k.lifecycle, signal, opts('kubelet')),
     ]);
   }

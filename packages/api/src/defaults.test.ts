@@ -27,7 +27,12 @@ describe('applyPodDefaults', () => {
   it('keeps values that are set, including zero grace period and enableServiceLinks false', () => {
     const out = applyPodDefaults(
       pod(
-        { restartPolicy: 'Never', terminationGracePeriodSeconds: 0, enableServiceLinks: false, containers: [{ name: 'a', image: 'x', imagePullPolicy: 'Never' }] },
+        {
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 0,
+          enableServiceLinks: false,
+          containers: [{ name: 'a', image: 'x', imagePullPolicy: 'Never' }],
+        },
         { name: 'p', namespace: 'ns' },
       ),
     );
@@ -51,7 +56,11 @@ describe('applyPodDefaults', () => {
   });
 
   it('splits image references without mistaking a registry port for a tag', () => {
-    expect(parseImageReference('localhost:5000/a/b:v1@sha256:ff')).toEqual({ repository: 'localhost:5000/a/b', tag: 'v1', digest: 'sha256:ff' });
+    expect(parseImageReference('localhost:5000/a/b:v1@sha256:ff')).toEqual({
+      repository: 'localhost:5000/a/b',
+      tag: 'v1',
+      digest: 'sha256:ff',
+    });
     expect(parseImageReference('localhost:5000/pause')).toEqual({ repository: 'localhost:5000/pause' });
   });
 

@@ -31,7 +31,16 @@ describe('expandVariables (upstream third_party/forked/golang/expansion)', () =>
 
 describe('expandContainerCommandAndArgs', () => {
   it('expands command and args from the resolved env, later entries winning', () => {
-    expect(expandContainerCommandAndArgs(['echo', '$(X)'], ['$(X)$(X)', '$$(X)'], [{ name: 'X', value: '1' }, { name: 'X', value: '2' }])).toEqual({
+    expect(
+      expandContainerCommandAndArgs(
+        ['echo', '$(X)'],
+        ['$(X)$(X)', '$$(X)'],
+        [
+          { name: 'X', value: '1' },
+          { name: 'X', value: '2' },
+        ],
+      ),
+    ).toEqual({
       command: ['echo', '2'],
       args: ['22', '$(X)'],
     });

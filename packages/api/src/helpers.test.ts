@@ -32,12 +32,12 @@ describe('computePodQOSClass', () => {
     expect(computePodQOSClass(withResources({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: '1Gi' } }))).toBe(
       'Burstable',
     );
-    expect(computePodQOSClass(withResources({ requests: { memory: '1Gi' } }), )).toBe('Burstable');
+    expect(computePodQOSClass(withResources({ requests: { memory: '1Gi' } }))).toBe('Burstable');
   });
 
   it('counts init containers: a best-effort init container makes a guaranteed pod Burstable', () => {
     const pod = withResources({ limits: { cpu: '1', memory: '1Gi' } });
-    pod.spec.initContainers = [{ name: 'init', image: 'busybox' , resources: { requests: { cpu: '100m' } } }];
+    pod.spec.initContainers = [{ name: 'init', image: 'busybox', resources: { requests: { cpu: '100m' } } }];
     expect(computePodQOSClass(pod)).toBe('Burstable');
   });
 

@@ -1,14 +1,7 @@
 export { ApiError } from './errors.js';
 export type { ApiErrorCode } from './errors.js';
 
-export {
-  parseQuantity,
-  quantityMilliValue,
-  quantityValue,
-  isValidQuantity,
-  quantitySchema,
-  QUANTITY_FORMAT,
-} from './quantity.js';
+export { parseQuantity, quantityMilliValue, quantityValue, isValidQuantity, quantitySchema, QUANTITY_FORMAT } from './quantity.js';
 export type { Quantity } from './quantity.js';
 
 export {

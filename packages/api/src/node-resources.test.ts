@@ -12,7 +12,11 @@ describe('nodeResourceList', () => {
   });
 
   it('lists ephemeral storage only when it is known', () => {
-    expect(nodeResourceList({ cpuMilli: 4000, memoryBytes: 1, ephemeralStorageBytes: 10 })).toEqual({ cpu: '4000m', memory: '1', 'ephemeral-storage': '10' });
+    expect(nodeResourceList({ cpuMilli: 4000, memoryBytes: 1, ephemeralStorageBytes: 10 })).toEqual({
+      cpu: '4000m',
+      memory: '1',
+      'ephemeral-storage': '10',
+    });
   });
 });
 
@@ -44,6 +48,7 @@ describe('containerResourceValue', () => {
   });
 
   it('knows no other resource', () => {
-    for (const resource of ['limits.gpu', 'limits', 'spec.cpu', 'foo.memory']) expect(containerResourceValue(resource, undefined, container, allocatable)).toBeUndefined();
+    for (const resource of ['limits.gpu', 'limits', 'spec.cpu', 'foo.memory'])
+      expect(containerResourceValue(resource, undefined, container, allocatable)).toBeUndefined();
   });
 });

@@ -42,7 +42,12 @@ function allocatableAmount(allocatable: NodeResources, resource: string): number
  * the env of a container and a downwardAPI volume both write. undefined for a resource it does not
  * know; a malformed quantity throws ApiError INVALID_QUANTITY.
  */
-export function containerResourceValue(resourcePath: string, divisor: Quantity | undefined, container: Container, allocatable: NodeResources): string | undefined {
+export function containerResourceValue(
+  resourcePath: string,
+  divisor: Quantity | undefined,
+  container: Container,
+  allocatable: NodeResources,
+): string | undefined {
   const [kind, resource] = resourcePath.split('.', 2) as [string, string | undefined];
   const list = kind === 'limits' ? container.resources?.limits : kind === 'requests' ? container.resources?.requests : undefined;
   if (resource === undefined || (kind !== 'limits' && kind !== 'requests')) return undefined;

@@ -11,7 +11,15 @@ describe('Node schema', () => {
       status: {
         capacity: { cpu: '4', memory: '16318556Ki', pods: '110' },
         allocatable: { cpu: '3800m', memory: '15Gi', pods: '110' },
-        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-01-01T00:00:00Z' }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: '2026-01-01T00:00:00Z',
+          },
+        ],
         addresses: [
           { type: 'InternalIP', address: '192.168.1.10' },
           { type: 'Hostname', address: 'node-1' },

@@ -17,7 +17,10 @@ const errorsOf = (input: unknown, source = 'web.yaml'): string[] => {
 
 describe('parsePod', () => {
   it('returns a defaulted pod for a valid manifest, keeping unknown fields', () => {
-    const result = parsePod(manifest({ containers: [{ name: 'app', image: 'nginx:1.25', futureField: { a: 1 } }], futureSpec: true }), 'web.yaml');
+    const result = parsePod(
+      manifest({ containers: [{ name: 'app', image: 'nginx:1.25', futureField: { a: 1 } }], futureSpec: true }),
+      'web.yaml',
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.pod.metadata.namespace).toBe('default');
@@ -55,7 +58,9 @@ describe('parsePod', () => {
       'web.yaml: apiVersion: Invalid value "apps/v1": must be "v1"',
     ]);
     expect(errorsOf({ metadata: { name: 'a' } })[0]).toContain("kind: Required value: Object 'Kind' is missing");
-    const item = parsePod({ metadata: { name: 'a' }, spec: { containers: [{ name: 'a', image: 'x' }] } }, 'list', { requireTypeMeta: false });
+    const item = parsePod({ metadata: { name: 'a' }, spec: { containers: [{ name: 'a', image: 'x' }] } }, 'list', {
+      requireTypeMeta: false,
+    });
     expect(item.ok).toBe(true);
   });
 

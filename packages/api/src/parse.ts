@@ -59,7 +59,7 @@ export function parsePod(input: unknown, source: string, options: ParsePodOption
 function checkTypeMeta(raw: Record<string, unknown>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const { kind, apiVersion } = raw;
-  if (kind === undefined || kind === '') issues.push({ path: 'kind', reason: 'Required value: Object \'Kind\' is missing' });
+  if (kind === undefined || kind === '') issues.push({ path: 'kind', reason: "Required value: Object 'Kind' is missing" });
   else if (kind !== 'Pod') issues.push({ path: 'kind', reason: `Invalid value ${JSON.stringify(kind)}: must be "Pod"` });
   if (apiVersion === undefined || apiVersion === '') issues.push({ path: 'apiVersion', reason: 'Required value' });
   else if (apiVersion !== 'v1') issues.push({ path: 'apiVersion', reason: `Invalid value ${JSON.stringify(apiVersion)}: must be "v1"` });

@@ -7,7 +7,7 @@ import { ceilScaled, toNumber } from './internal/rational.js';
 export type Quantity = string | number;
 
 /** The pattern upstream reports when a quantity does not parse (resource.ErrFormatWrong). */
-export const QUANTITY_FORMAT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
+export const QUANTITY_FORMAT = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
 
 const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY_SUFFIX: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
@@ -87,8 +87,6 @@ export function isValidQuantity(input: unknown): input is Quantity {
 }
 
 /** zod schema for a quantity field: a string or number that parses; keeps the original form. */
-export const quantitySchema = z
-  .union([z.string(), z.number()])
-  .refine((value) => isValidQuantity(value), {
-    message: `quantities must match the regular expression '${QUANTITY_FORMAT}'`,
-  });
+export const quantitySchema = z.union([z.string(), z.number()]).refine((value) => isValidQuantity(value), {
+  message: `quantities must match the regular expression '${QUANTITY_FORMAT}'`,
+});

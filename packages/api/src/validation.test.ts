@@ -18,7 +18,10 @@ describe('validatePod', () => {
       containers: [
         app({
           ports: [{ name: 'http', containerPort: 8080 }],
-          env: [{ name: 'MY.VAR-1', value: 'x' }, { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+          env: [
+            { name: 'MY.VAR-1', value: 'x' },
+            { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+          ],
           resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m' } },
           volumeMounts: [{ name: 'certs', mountPath: '/etc/ssl', readOnly: true }],
           livenessProbe: { httpGet: { port: 'http', path: '/healthz' } },
@@ -31,7 +34,9 @@ describe('validatePod', () => {
   });
 
   it('checks metadata name, namespace and labels', () => {
-    expect(issues(pod({ containers: [app()] }, { name: 'Web_1', namespace: 'kube.system', labels: { 'bad key!': 'v', ok: '-x' } }))).toEqual([
+    expect(
+      issues(pod({ containers: [app()] }, { name: 'Web_1', namespace: 'kube.system', labels: { 'bad key!': 'v', ok: '-x' } })),
+    ).toEqual([
       expect.stringMatching(/^metadata\.name: Invalid value "Web_1": must be a DNS-1123 subdomain/),
       expect.stringMatching(/^metadata\.namespace: Invalid value "kube.system": must be a DNS-1123 label/),
       expect.stringMatching(/^metadata\.labels: Invalid value "bad key!": name part must consist/),
@@ -74,7 +79,12 @@ describe('validatePod', () => {
   it('rejects two containers claiming the same host port and protocol', () => {
     const p = pod({
       containers: [
-        app({ ports: [{ containerPort: 80, hostPort: 8080 }, { containerPort: 81, hostPort: 8080, protocol: 'UDP' }] }),
+        app({
+          ports: [
+            { containerPort: 80, hostPort: 8080 },
+            { containerPort: 81, hostPort: 8080, protocol: 'UDP' },
+          ],
+        }),
         app({ name: 'b', ports: [{ containerPort: 82, hostPort: 8080 }] }),
       ],
     });
@@ -82,7 +92,17 @@ describe('validatePod', () => {
   });
 
   it('checks restartPolicy, dnsPolicy and grace periods', () => {
-    expect(issues(pod({ restartPolicy: 'Sometimes', dnsPolicy: 'Nope', terminationGracePeriodSeconds: -1, activeDeadlineSeconds: 0, containers: [app()] }))).toEqual([
+    expect(
+      issues(
+        pod({
+          restartPolicy: 'Sometimes',
+          dnsPolicy: 'Nope',
+          terminationGracePeriodSeconds: -1,
+          activeDeadlineSeconds: 0,
+          containers: [app()],
+        }),
+      ),
+    ).toEqual([
       'spec.restartPolicy: Unsupported value "Sometimes": supported values: "Always", "OnFailure", "Never"',
       'spec.dnsPolicy: Unsupported value "Nope": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
       'spec.terminationGracePeriodSeconds: Invalid value -1: must be greater than or equal to 0',
@@ -207,18 +227,22 @@ describe('validatePod', () => {
       'spec.containers[0].volumeMounts[0].mountPath: Invalid value "relative": must be an absolute path',
       'spec.containers[0].volumeMounts[1].name: Not found: "missing"',
       'spec.containers[0].volumeMounts[2].mountPath: Invalid value "/m": must be unique',
-      "spec.containers[0].volumeMounts[2].subPath: Invalid value \"../escape\": must not contain '..'",
+      'spec.containers[0].volumeMounts[2].subPath: Invalid value "../escape": must not contain \'..\'',
     ]);
   });
 
   it('checks tolerations the way upstream does', () => {
     const p = pod({
       containers: [app()],
-      tolerations: [{ operator: 'Exists' }, { key: 'k', operator: 'Exists', value: 'v' }, { key: 'k', operator: 'Equal', effect: 'NoSchedule', tolerationSeconds: 5 }],
+      tolerations: [
+        { operator: 'Exists' },
+        { key: 'k', operator: 'Exists', value: 'v' },
+        { key: 'k', operator: 'Equal', effect: 'NoSchedule', tolerationSeconds: 5 },
+      ],
     });
     expect(issues(p)).toEqual([
-      "spec.tolerations[1].operator: Invalid value \"Exists\": value must be empty when `operator` is 'Exists'",
-      "spec.tolerations[2].effect: Invalid value \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set",
+      'spec.tolerations[1].operator: Invalid value "Exists": value must be empty when `operator` is \'Exists\'',
+      'spec.tolerations[2].effect: Invalid value "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
     ]);
   });
 });

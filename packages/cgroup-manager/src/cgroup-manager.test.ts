@@ -101,7 +101,13 @@ describe('cgroupfs driver on cgroup v1', () => {
     await cm.create(POD);
     await cm.create([...POD, 'container-1']);
     // runc also makes the container's directory in the unified hierarchy of a hybrid host.
-    for (const p of ['/kubelet-ts', '/kubelet-ts/kubepods', '/kubelet-ts/kubepods/burstable', '/kubelet-ts/kubepods/burstable/pod-1', '/kubelet-ts/kubepods/burstable/pod-1/container-1']) {
+    for (const p of [
+      '/kubelet-ts',
+      '/kubelet-ts/kubepods',
+      '/kubelet-ts/kubepods/burstable',
+      '/kubelet-ts/kubepods/burstable/pod-1',
+      '/kubelet-ts/kubepods/burstable/pod-1/container-1',
+    ]) {
       await tree.fs.mkdir(tree.path('unified', p).replace(/\/$/, ''));
     }
     expect(await cm.children(['kubelet-ts', 'kubepods', 'burstable'])).toEqual(['pod-1']);
@@ -124,8 +130,15 @@ describe('cgroupfs driver on cgroup v1', () => {
 
     await cm.create(POD);
     tree.failRmdir(1000);
-    const failing = drive(clock, cm.destroy(POD).catch((e: unknown) => e), 100);
-    expect(await failing).toMatchObject({ code: 'BUSY', message: expect.stringContaining('failed to remove cgroup /kubelet-ts/kubepods/burstable/pod-1') });
+    const failing = drive(
+      clock,
+      cm.destroy(POD).catch((e: unknown) => e),
+      100,
+    );
+    expect(await failing).toMatchObject({
+      code: 'BUSY',
+      message: expect.stringContaining('failed to remove cgroup /kubelet-ts/kubepods/burstable/pod-1'),
+    });
     tree.failRmdir(0);
   });
 
@@ -139,14 +152,22 @@ describe('cgroupfs driver on cgroup v1', () => {
     expect(await cm.pids(POD)).toEqual([11, 12, 13]);
     await tree.write('cpuacct', '/kubelet-ts/kubepods/burstable/pod-1', 'cpuacct.usage', '123456789');
     await tree.write('memory', '/kubelet-ts/kubepods/burstable/pod-1', 'memory.usage_in_bytes', '1000000');
-    await tree.write('memory', '/kubelet-ts/kubepods/burstable/pod-1', 'memory.stat', 'cache 5\ninactive_file 1\ntotal_inactive_file 250000\n');
+    await tree.write(
+      'memory',
+      '/kubelet-ts/kubepods/burstable/pod-1',
+      'memory.stat',
+      'cache 5\ninactive_file 1\ntotal_inactive_file 250000\n',
+    );
     expect(await cm.stats(POD)).toEqual({ cpuUsageNanoseconds: 123456789, memoryUsageBytes: 1_000_000, memoryWorkingSetBytes: 750_000 });
   });
 
   it('reports a write that fails as an IO CgroupError naming the file', async () => {
     tree = await createFakeCgroupTree({ mode: 'v1' });
     const cm = createCgroupManager({ fsRoot: tree.fsRoot, fs: tree.fs });
-    await expect(cm.update(['nope'], { cpuShares: 2 })).rejects.toMatchObject({ code: 'IO', message: expect.stringContaining('/sys/fs/cgroup/cpu/nope/cpu.shares') });
+    await expect(cm.update(['nope'], { cpuShares: 2 })).rejects.toMatchObject({
+      code: 'IO',
+      message: expect.stringContaining('/sys/fs/cgroup/cpu/nope/cpu.shares'),
+    });
   });
 });
 
@@ -162,7 +183,14 @@ describe('cgroupfs driver on cgroup v2', () => {
     expect(await tree.read('unified', dir, 'memory.max')).toBe(String(64 << 20));
     expect(await tree.read('unified', dir, 'pids.max')).toBe('100');
     for (const parent of ['/', '/kubelet-ts', '/kubelet-ts/kubepods', '/kubelet-ts/kubepods/burstable']) {
-      expect((await tree.read('unified', parent, 'cgroup.subtree_control')).split(' ').sort()).toEqual(['cpu', 'cpuset', 'hugetlb', 'io', 'memory', 'pids']);
+      expect((await tree.read('unified', parent, 'cgroup.subtree_control')).split(' ').sort()).toEqual([
+        'cpu',
+        'cpuset',
+        'hugetlb',
+        'io',
+        'memory',
+        'pids',
+      ]);
     }
     await cm.update(POD, { cpuQuotaUs: -1, cpuPeriodUs: 100_000, memoryLimitBytes: -1, pidsLimit: -1 });
     expect(await tree.read('unified', dir, 'cpu.max')).toBe('max 100000');

@@ -167,7 +167,12 @@ class FsCgroupManager implements CgroupManager {
 
   async #mkdirLevels(mount: CgroupMount, name: CgroupName, mode: CgroupMode): Promise<void> {
     const isCpuset = mount.controllers.includes('cpuset');
-    const prefix = this.driver === 'systemd' ? toSystemd(name).split('/').filter((p) => p !== '') : [...name];
+    const prefix =
+      this.driver === 'systemd'
+        ? toSystemd(name)
+            .split('/')
+            .filter((p) => p !== '')
+        : [...name];
     // v1: the parents usually exist (a pod under its QoS tier), so the leaf alone is tried first: one mkdir per
     // hierarchy instead of one per level. v2 walks the levels, as each parent must enable the controllers.
     if (mode === 'v1' && prefix.length > 1) {
@@ -256,8 +261,10 @@ class FsCgroupManager implements CgroupManager {
       if (resources.cpuShares !== undefined) await write(cpu, 'cpu.shares', String(resources.cpuShares));
       if (resources.cpuPeriodUs !== undefined) await write(cpu, 'cpu.cfs_period_us', String(resources.cpuPeriodUs));
       if (resources.cpuQuotaUs !== undefined) await write(cpu, 'cpu.cfs_quota_us', String(resources.cpuQuotaUs));
-      if (resources.memoryLimitBytes !== undefined) await write(layout.v1.get('memory'), 'memory.limit_in_bytes', String(resources.memoryLimitBytes));
-      if (resources.pidsLimit !== undefined) await write(layout.v1.get('pids'), 'pids.max', resources.pidsLimit < 0 ? 'max' : String(resources.pidsLimit));
+      if (resources.memoryLimitBytes !== undefined)
+        await write(layout.v1.get('memory'), 'memory.limit_in_bytes', String(resources.memoryLimitBytes));
+      if (resources.pidsLimit !== undefined)
+        await write(layout.v1.get('pids'), 'pids.max', resources.pidsLimit < 0 ? 'max' : String(resources.pidsLimit));
       return;
     }
     const unified = layout.unified;
@@ -266,7 +273,8 @@ class FsCgroupManager implements CgroupManager {
       const quota = resources.cpuQuotaUs === undefined || resources.cpuQuotaUs < 0 ? 'max' : String(resources.cpuQuotaUs);
       await write(unified, 'cpu.max', `${quota} ${resources.cpuPeriodUs ?? 100_000}`);
     }
-    if (resources.memoryLimitBytes !== undefined) await write(unified, 'memory.max', resources.memoryLimitBytes < 0 ? 'max' : String(resources.memoryLimitBytes));
+    if (resources.memoryLimitBytes !== undefined)
+      await write(unified, 'memory.max', resources.memoryLimitBytes < 0 ? 'max' : String(resources.memoryLimitBytes));
     if (resources.pidsLimit !== undefined) await write(unified, 'pids.max', resources.pidsLimit < 0 ? 'max' : String(resources.pidsLimit));
   }
 

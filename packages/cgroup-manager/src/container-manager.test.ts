@@ -37,9 +37,12 @@ const burstable = (uid: string, cpu: string, memory?: string): Pod =>
   newPod({
     name: uid,
     uid,
-    containers: [{ name: 'app', resources: { requests: { cpu, ...(memory ? { memory } : {}) }, limits: { cpu: '1', ...(memory ? { memory } : {}) } } }],
+    containers: [
+      { name: 'app', resources: { requests: { cpu, ...(memory ? { memory } : {}) }, limits: { cpu: '1', ...(memory ? { memory } : {}) } } },
+    ],
   });
-const guaranteed = (uid: string): Pod => newPod({ name: uid, uid, containers: [{ name: 'app', resources: { limits: { cpu: '500m', memory: '128Mi' } } }] });
+const guaranteed = (uid: string): Pod =>
+  newPod({ name: uid, uid, containers: [{ name: 'app', resources: { limits: { cpu: '500m', memory: '128Mi' } } }] });
 const bestEffort = (uid: string): Pod => newPod({ name: uid, uid });
 
 describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) => {
@@ -48,11 +51,17 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
   const ctl = (c: string) => (mode === 'v1' ? c : 'unified');
 
   it('creates kubepods with node allocatable and the Burstable and BestEffort tiers at start', async () => {
-    const { cm } = await setup(mode, { kubeReserved: { cpu: '500m', memory: '1Gi' }, systemReserved: { cpu: '500m', memory: '512Mi' }, evictionHard: { 'memory.available': '100Mi' } });
+    const { cm } = await setup(mode, {
+      kubeReserved: { cpu: '500m', memory: '1Gi' },
+      systemReserved: { cpu: '500m', memory: '512Mi' },
+      evictionHard: { 'memory.available': '100Mi' },
+    });
     await cm.start();
     // enforced on kubepods: capacity − reserved (the eviction threshold is left to the eviction manager, as upstream).
     expect(await tree.read(ctl('memory'), '/kubelet-ts-unit/kubepods', memFile)).toBe(String(8 * GiB - 1536 * MiB));
-    expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods', cpuFile)).toBe(mode === 'v1' ? '3072' : String(Math.ceil(10 ** ((Math.log2(3072) ** 2 + 125 * Math.log2(3072)) / 612 - 7 / 34))));
+    expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods', cpuFile)).toBe(
+      mode === 'v1' ? '3072' : String(Math.ceil(10 ** ((Math.log2(3072) ** 2 + 125 * Math.log2(3072)) / 612 - 7 / 34))),
+    );
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/besteffort', cpuFile)).toBe(mode === 'v1' ? '2' : '1');
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/burstable', cpuFile)).toBe(mode === 'v1' ? '2' : '1');
     expect(cm.getNodeAllocatable()?.allocatable).toEqual({ cpuMilli: 3000, memoryBytes: 8 * GiB - 1536 * MiB - 100 * MiB });
@@ -69,7 +78,9 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
     expect(cm.getPodCgroupParent(e)).toBe('/kubelet-ts-unit/kubepods/besteffort/pode-1');
     for (const pod of [b, g, e]) await cm.podCgroups.ensureExists(pod);
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/burstable/podb-1', cpuFile)).toBe(mode === 'v1' ? '256' : '35');
-    expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/burstable/podb-1', mode === 'v1' ? 'cpu.cfs_quota_us' : 'cpu.max')).toBe(mode === 'v1' ? '100000' : '100000 100000');
+    expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/burstable/podb-1', mode === 'v1' ? 'cpu.cfs_quota_us' : 'cpu.max')).toBe(
+      mode === 'v1' ? '100000' : '100000 100000',
+    );
     expect(await tree.read(ctl('memory'), '/kubelet-ts-unit/kubepods/burstable/podb-1', memFile)).toBe(String(64 * MiB));
     expect(await tree.read(ctl('memory'), '/kubelet-ts-unit/kubepods/podg-1', memFile)).toBe(String(128 * MiB));
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/besteffort/pode-1', cpuFile)).toBe(mode === 'v1' ? '2' : '1');
@@ -152,8 +163,13 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
   it('a cgroupRoot that cannot be created gives a clear CGROUP_ROOT error, and every pod sync fails with it', async () => {
     const { cm } = await setup(mode, { cgroupRoot: '/kubelet-ts-unit/cgroup.procs/pods' });
     const err = await cm.start().catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'CGROUP_ROOT', message: 'cannot create the pod cgroup hierarchy under cgroupRoot "/kubelet-ts-unit/cgroup.procs/pods"' });
-    expect(errorMessage(err)).toMatch(/failed to create cgroup \/kubelet-ts-unit\/cgroup.procs\/pods in \/sys\/fs\/cgroup.*: ENOTDIR: .*cgroup.procs exists and is not a directory/);
+    expect(err).toMatchObject({
+      code: 'CGROUP_ROOT',
+      message: 'cannot create the pod cgroup hierarchy under cgroupRoot "/kubelet-ts-unit/cgroup.procs/pods"',
+    });
+    expect(errorMessage(err)).toMatch(
+      /failed to create cgroup \/kubelet-ts-unit\/cgroup.procs\/pods in \/sys\/fs\/cgroup.*: ENOTDIR: .*cgroup.procs exists and is not a directory/,
+    );
     expect(cm.startError()?.code).toBe('CGROUP_ROOT');
     const podErr = await cm.podCgroups.ensureExists(bestEffort('e-1')).catch((e: unknown) => e);
     expect(podErr).toMatchObject({ code: 'CGROUP_ROOT' });
@@ -188,7 +204,11 @@ describe('container manager options', () => {
     await tree.fs.mkdir(tree.path('cpuacct', '/kubelet-ts-unit/kubepods/besteffort/pode-1/abc').replace(/\/$/, ''));
     await tree.write('memory', '/kubelet-ts-unit/kubepods/besteffort/pode-1/abc', 'memory.usage_in_bytes', '5000');
     await tree.write('cpuacct', '/kubelet-ts-unit/kubepods/besteffort/pode-1/abc', 'cpuacct.usage', '77');
-    expect(await cm.podContainerManager.containerStats(pod, 'abc')).toEqual({ cpuUsageNanoseconds: 77, memoryUsageBytes: 5000, memoryWorkingSetBytes: 5000 });
+    expect(await cm.podContainerManager.containerStats(pod, 'abc')).toEqual({
+      cpuUsageNanoseconds: 77,
+      memoryUsageBytes: 5000,
+      memoryWorkingSetBytes: 5000,
+    });
     expect(await cm.podContainerManager.podStats(pod)).toMatchObject({ memoryUsageBytes: 0 });
   });
 
@@ -209,7 +229,12 @@ describe('container manager options', () => {
     const clock = new FakeClock();
     tree = await createFakeCgroupTree({ mode: 'v1', cpus: 4, memoryBytes: 8 * GiB });
     let lookups = 0;
-    const cm = createContainerManager({ fsRoot: tree.fsRoot, cgroupRoot: '/kubelet-ts-unit', clock, fs: { ...tree.fs, isDir: (dir) => (lookups++, tree.fs.isDir(dir)) } });
+    const cm = createContainerManager({
+      fsRoot: tree.fsRoot,
+      cgroupRoot: '/kubelet-ts-unit',
+      clock,
+      fs: { ...tree.fs, isDir: (dir) => (lookups++, tree.fs.isDir(dir)) },
+    });
     await cm.start();
     const pod = burstable('b-1', '250m');
     const dir = '/kubelet-ts-unit/kubepods/burstable/podb-1';
@@ -232,12 +257,17 @@ describe('container manager options', () => {
 
   it('invalid reserved quantities are a clear INVALID_CONFIG error', async () => {
     const { cm } = await setup('v1', { kubeReserved: { memory: 'a lot' } });
-    await expect(cm.start()).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'kubeReserved.memory: "a lot" is not a valid quantity' });
+    await expect(cm.start()).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: 'kubeReserved.memory: "a lot" is not a valid quantity',
+    });
   });
 
   it('the systemd driver renders slice names for the runtime and fails to start without D-Bus', async () => {
     const { cm } = await setup('v1', { cgroupDriver: 'systemd', cgroupRoot: '/' });
-    expect(cm.getPodCgroupParent(burstable('1-2', '100m'))).toBe('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice');
+    expect(cm.getPodCgroupParent(burstable('1-2', '100m'))).toBe(
+      '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice',
+    );
     await expect(cm.start()).rejects.toMatchObject({ code: 'SYSTEMD_UNAVAILABLE' });
   });
 });
@@ -253,8 +283,13 @@ describe('node allocatable', () => {
     expect(result.enforced).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB, pids: 900 });
     expect(result.allocatable).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10), pids: 900 });
     expect(evictionMemoryReservation({ 'memory.available': '100Mi' }, GiB)).toBe(100 * MiB);
-    expect(computeNodeAllocatable({ capacity: { cpuMilli: 100, memoryBytes: 10 }, kubeReserved: { cpu: '1' } }).allocatable.cpuMilli).toBe(0);
-    expect(nodeResourceList(result.allocatable)).toEqual({ cpu: '1700m', memory: String(4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10)) });
+    expect(computeNodeAllocatable({ capacity: { cpuMilli: 100, memoryBytes: 10 }, kubeReserved: { cpu: '1' } }).allocatable.cpuMilli).toBe(
+      0,
+    );
+    expect(nodeResourceList(result.allocatable)).toEqual({
+      cpu: '1700m',
+      memory: String(4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10)),
+    });
   });
 
   it('reads cpus and MemTotal from the machine', async () => {

@@ -212,7 +212,9 @@ class ContainerManagerImpl implements ContainerManager {
       const error =
         err instanceof CgroupError && (err.code === 'INVALID_CONFIG' || err.code === 'SYSTEMD_UNAVAILABLE' || err.code === 'NOT_MOUNTED')
           ? err
-          : new CgroupError('CGROUP_ROOT', `cannot create the pod cgroup hierarchy under cgroupRoot ${JSON.stringify(rootText)}`, { cause: err });
+          : new CgroupError('CGROUP_ROOT', `cannot create the pod cgroup hierarchy under cgroupRoot ${JSON.stringify(rootText)}`, {
+              cause: err,
+            });
       this.#startError = error;
       throw error;
     }

@@ -7,7 +7,12 @@ const containerdInfo = (systemdCgroup: boolean | undefined) => ({
   config: JSON.stringify({
     containerd: {
       defaultRuntimeName: 'runc',
-      runtimes: { runc: { runtimeType: 'io.containerd.runc.v2', options: systemdCgroup === undefined ? null : { Root: '/run/x', SystemdCgroup: systemdCgroup } } },
+      runtimes: {
+        runc: {
+          runtimeType: 'io.containerd.runc.v2',
+          options: systemdCgroup === undefined ? null : { Root: '/run/x', SystemdCgroup: systemdCgroup },
+        },
+      },
     },
   }),
 });
@@ -23,9 +28,15 @@ describe('cgroup driver check', () => {
 
   it('reports a mismatch plainly, with what to change', async () => {
     const logger = new RecordingLogger();
-    const result = await checkCgroupDriver('systemd', { runtimeConfig: async () => ({ linux: { cgroupDriver: 'CGROUPFS' } }), status: async () => ({}) }, logger);
+    const result = await checkCgroupDriver(
+      'systemd',
+      { runtimeConfig: async () => ({ linux: { cgroupDriver: 'CGROUPFS' } }), status: async () => ({}) },
+      logger,
+    );
     expect(result).toMatchObject({ result: 'mismatch', runtimeDriver: 'cgroupfs' });
-    expect(result.result === 'mismatch' && result.message).toMatch(/cgroup driver mismatch: the kubelet is configured with cgroupDriver "systemd" but the container runtime uses "cgroupfs".*Set cgroupDriver: cgroupfs/);
+    expect(result.result === 'mismatch' && result.message).toMatch(
+      /cgroup driver mismatch: the kubelet is configured with cgroupDriver "systemd" but the container runtime uses "cgroupfs".*Set cgroupDriver: cgroupfs/,
+    );
     expect(logger.records.some((r) => r.level === 'error' && r.msg.startsWith('cgroup driver mismatch'))).toBe(true);
   });
 
@@ -37,7 +48,11 @@ describe('cgroup driver check', () => {
       status: async () => ({ info: containerdInfo(systemdCgroup) }),
     });
     expect(await checkCgroupDriver('cgroupfs', runtime(false))).toMatchObject({ result: 'match', source: 'runtime config' });
-    expect(await checkCgroupDriver('cgroupfs', runtime(true))).toMatchObject({ result: 'mismatch', runtimeDriver: 'systemd', source: 'runtime config' });
+    expect(await checkCgroupDriver('cgroupfs', runtime(true))).toMatchObject({
+      result: 'mismatch',
+      runtimeDriver: 'systemd',
+      source: 'runtime config',
+    });
     // runc's default is cgroupfs when SystemdCgroup is unset.
     expect(await checkCgroupDriver('cgroupfs', runtime(undefined))).toMatchObject({ result: 'match' });
   });

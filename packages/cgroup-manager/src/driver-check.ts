@@ -37,7 +37,9 @@ function mismatchMessage(configured: CgroupDriver, runtime: CgroupDriver): strin
   return (
     `cgroup driver mismatch: the kubelet is configured with cgroupDriver ${JSON.stringify(configured)} but the container runtime uses ${JSON.stringify(runtime)}; ` +
     `pods will fail to start or end up outside their QoS cgroups. Set cgroupDriver: ${runtime} in the kubelet configuration` +
-    (runtime === 'cgroupfs' ? ' (or SystemdCgroup = true in containerd\'s runc options)' : ' (or SystemdCgroup = false in containerd\'s runc options)')
+    (runtime === 'cgroupfs'
+      ? " (or SystemdCgroup = true in containerd's runc options)"
+      : " (or SystemdCgroup = false in containerd's runc options)")
   );
 }
 
@@ -47,7 +49,11 @@ function mismatchMessage(configured: CgroupDriver, runtime: CgroupDriver): strin
  * config from its verbose Status is used; when neither tells, the result is `unknown` and a
  * warning says the driver cannot be checked.
  */
-export async function checkCgroupDriver(configured: CgroupDriver, runtime: RuntimeDriverSource, logger: Logger = noopLogger): Promise<CgroupDriverCheck> {
+export async function checkCgroupDriver(
+  configured: CgroupDriver,
+  runtime: RuntimeDriverSource,
+  logger: Logger = noopLogger,
+): Promise<CgroupDriverCheck> {
   let runtimeDriver: CgroupDriver | undefined;
   let source: 'RuntimeConfig' | 'runtime config' = 'RuntimeConfig';
   try {

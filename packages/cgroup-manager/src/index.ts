@@ -1,14 +1,6 @@
 export { CgroupError } from './errors.js';
 export type { CgroupErrorCode } from './errors.js';
-export {
-  ROOT_CGROUP,
-  cgroupName,
-  parseCgroupfsName,
-  parseSystemdName,
-  toCgroupfs,
-  toSystemd,
-  renderCgroupName,
-} from './cgroup-name.js';
+export { ROOT_CGROUP, cgroupName, parseCgroupfsName, parseSystemdName, toCgroupfs, toSystemd, renderCgroupName } from './cgroup-name.js';
 export type { CgroupName, CgroupDriver } from './cgroup-name.js';
 export {
   MIN_SHARES,

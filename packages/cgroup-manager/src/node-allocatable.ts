@@ -45,13 +45,16 @@ export function evictionMemoryReservation(evictionHard: Record<string, string> |
   if (value === undefined || value === '') return 0;
   if (value.endsWith('%')) {
     const pct = Number(value.slice(0, -1));
-    if (!Number.isFinite(pct) || pct < 0 || pct > 100) throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: invalid percentage ${JSON.stringify(value)}`);
+    if (!Number.isFinite(pct) || pct < 0 || pct > 100)
+      throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: invalid percentage ${JSON.stringify(value)}`);
     return Math.floor((memoryCapacity * pct) / 100);
   }
   try {
     return quantityValue(value);
   } catch (err) {
-    throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: ${JSON.stringify(value)} is not a valid quantity`, { cause: err });
+    throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: ${JSON.stringify(value)} is not a valid quantity`, {
+      cause: err,
+    });
   }
 }
 
@@ -59,14 +62,21 @@ export function evictionMemoryReservation(evictionHard: Record<string, string> |
 export function computeNodeAllocatable(input: NodeAllocatableInput): NodeAllocatable {
   const { capacity } = input;
   const reserved: NodeResources = {
-    cpuMilli: reservedAmount(input.kubeReserved, 'cpu', 'kubeReserved', true) + reservedAmount(input.systemReserved, 'cpu', 'systemReserved', true),
-    memoryBytes: reservedAmount(input.kubeReserved, 'memory', 'kubeReserved', false) + reservedAmount(input.systemReserved, 'memory', 'systemReserved', false),
+    cpuMilli:
+      reservedAmount(input.kubeReserved, 'cpu', 'kubeReserved', true) + reservedAmount(input.systemReserved, 'cpu', 'systemReserved', true),
+    memoryBytes:
+      reservedAmount(input.kubeReserved, 'memory', 'kubeReserved', false) +
+      reservedAmount(input.systemReserved, 'memory', 'systemReserved', false),
   };
-  const pidReserved = reservedAmount(input.kubeReserved, 'pid', 'kubeReserved', false) + reservedAmount(input.systemReserved, 'pid', 'systemReserved', false);
+  const pidReserved =
+    reservedAmount(input.kubeReserved, 'pid', 'kubeReserved', false) + reservedAmount(input.systemReserved, 'pid', 'systemReserved', false);
   if (pidReserved > 0) reserved.pids = pidReserved;
   const evictionMemoryBytes = evictionMemoryReservation(input.evictionHard, capacity.memoryBytes);
   const sub = (a: number, b: number): number => Math.max(0, a - b);
-  const enforced: NodeResources = { cpuMilli: sub(capacity.cpuMilli, reserved.cpuMilli), memoryBytes: sub(capacity.memoryBytes, reserved.memoryBytes) };
+  const enforced: NodeResources = {
+    cpuMilli: sub(capacity.cpuMilli, reserved.cpuMilli),
+    memoryBytes: sub(capacity.memoryBytes, reserved.memoryBytes),
+  };
   if (reserved.pids !== undefined && capacity.pids !== undefined) enforced.pids = sub(capacity.pids, reserved.pids);
   const allocatable: NodeResources = { ...enforced, memoryBytes: sub(enforced.memoryBytes, evictionMemoryBytes) };
   return { capacity, reserved, evictionMemoryBytes, allocatable, enforced };
@@ -99,5 +109,9 @@ export async function readMachineCapacity(fsRoot = '/'): Promise<NodeResources> 
   const online = await readFile(`${root}/sys/devices/system/cpu/online`, 'utf8').catch(() => '');
   const cpus = countCpuList(online) || availableParallelism();
   const pidMax = Number((await readFile(`${root}/proc/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim());
-  return { cpuMilli: cpus * 1000, memoryBytes: Number(match[1]) * 1024, ...(Number.isInteger(pidMax) && pidMax > 0 ? { pids: pidMax } : {}) };
+  return {
+    cpuMilli: cpus * 1000,
+    memoryBytes: Number(match[1]) * 1024,
+    ...(Number.isInteger(pidMax) && pidMax > 0 ? { pids: pidMax } : {}),
+  };
 }

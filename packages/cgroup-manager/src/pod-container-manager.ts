@@ -104,7 +104,11 @@ class PodContainerManagerImpl implements PodContainerManager {
     }
     await this.#cgroups.create(name, resources);
     this.#applied.set(literal, { resources: wanted, seenAt: now });
-    this.#logger.debug('Created pod cgroup', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid, cgroup: this.#cgroups.name(name) });
+    this.#logger.debug('Created pod cgroup', {
+      pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+      podUID: pod.metadata.uid,
+      cgroup: this.#cgroups.name(name),
+    });
   }
 
   async destroy(name: CgroupName): Promise<void> {
@@ -129,7 +133,13 @@ class PodContainerManagerImpl implements PodContainerManager {
     const out = new Map<string, CgroupName>();
     for (const parent of [this.#qos.guaranteed, this.#qos.burstable, this.#qos.bestEffort]) {
       for (const child of await this.#cgroups.children(parent)) {
-        const base = this.#cgroups.driver === 'systemd' ? (child.replace(/\.slice$/, '').split('-').at(-1) ?? child) : child;
+        const base =
+          this.#cgroups.driver === 'systemd'
+            ? (child
+                .replace(/\.slice$/, '')
+                .split('-')
+                .at(-1) ?? child)
+            : child;
         if (!base.startsWith(POD_CGROUP_PREFIX)) continue;
         const uid = base.slice(POD_CGROUP_PREFIX.length);
         const normalized = this.#cgroups.driver === 'systemd' ? uid.replaceAll('_', '-') : uid;

@@ -11,7 +11,10 @@ describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim, on a fake cgroup v1 tree', async () => {
     const tree = await createFakeCgroupTree({ mode: 'v1', cpus: 4 });
     const machine = { fsRoot: tree.fsRoot, fs: tree.fs };
-    const pod = newPod({ uid: '1234', containers: [{ name: 'app', resources: { requests: { cpu: '250m' }, limits: { memory: '128Mi' } } }] });
+    const pod = newPod({
+      uid: '1234',
+      containers: [{ name: 'app', resources: { requests: { cpu: '250m' }, limits: { memory: '128Mi' } } }],
+    });
     try {
       // README:begin
       const cm = createContainerManager({

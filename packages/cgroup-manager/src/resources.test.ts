@@ -69,7 +69,10 @@ describe('resourceConfigForPod (upstream ResourceConfigForPod)', () => {
   });
   it('Burstable without a memory limit on one container gets no pod memory limit and no quota without every cpu limit', () => {
     const pod = newPod({
-      containers: [{ name: 'a', ...res({ cpu: '100m' }, { memory: '64Mi' }) }, { name: 'b', ...res({ cpu: '100m' }) }],
+      containers: [
+        { name: 'a', ...res({ cpu: '100m' }, { memory: '64Mi' }) },
+        { name: 'b', ...res({ cpu: '100m' }) },
+      ],
     });
     expect(resourceConfigForPod(pod)).toEqual({ cpuShares: 204 });
   });
@@ -87,7 +90,12 @@ describe('resourceConfigForPod (upstream ResourceConfigForPod)', () => {
   });
   it('Guaranteed: quota and memory from the limits', () => {
     const pod = newPod({ containers: [{ name: 'a', ...res({}, { cpu: '500m', memory: '128Mi' }) }] });
-    expect(resourceConfigForPod(pod)).toEqual({ cpuShares: 512, cpuQuotaUs: 50_000, cpuPeriodUs: 100_000, memoryLimitBytes: 128 * 1024 * 1024 });
+    expect(resourceConfigForPod(pod)).toEqual({
+      cpuShares: 512,
+      cpuQuotaUs: 50_000,
+      cpuPeriodUs: 100_000,
+      memoryLimitBytes: 128 * 1024 * 1024,
+    });
   });
   it('Guaranteed with cpuCFSQuota off: quota -1 (unlimited)', () => {
     const pod = newPod({ containers: [{ name: 'a', ...res({}, { cpu: '500m', memory: '128Mi' }) }] });
@@ -98,11 +106,18 @@ describe('resourceConfigForPod (upstream ResourceConfigForPod)', () => {
   });
   it('rejects a limit below its request with a clear CgroupError', () => {
     const pod = newPod({ defaults: false, containers: [{ name: 'a', ...res({ memory: '128Mi' }, { memory: '64Mi' }) }] });
-    expect(() => resourceConfigForPod(pod)).toThrow(expect.objectContaining({ code: 'INVALID_RESOURCES', message: expect.stringContaining('memory request 128Mi is above its limit 64Mi') }));
+    expect(() => resourceConfigForPod(pod)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_RESOURCES',
+        message: expect.stringContaining('memory request 128Mi is above its limit 64Mi'),
+      }),
+    );
   });
   it('rejects a quantity that does not parse', () => {
     const pod = newPod({ defaults: false, containers: [{ name: 'a', ...res({ cpu: 'lots' }) }] });
-    expect(() => resourceConfigForPod(pod)).toThrow(expect.objectContaining({ code: 'INVALID_RESOURCES', message: expect.stringContaining('"lots" is not a valid quantity') }));
+    expect(() => resourceConfigForPod(pod)).toThrow(
+      expect.objectContaining({ code: 'INVALID_RESOURCES', message: expect.stringContaining('"lots" is not a valid quantity') }),
+    );
   });
 });
 

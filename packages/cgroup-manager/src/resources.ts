@@ -117,14 +117,21 @@ export function podResourceAmounts(pod: Pod, kind: 'requests' | 'limits'): PodRe
       initMax.memoryBytes = Math.max(initMax.memoryBytes, memory + sidecars.memoryBytes);
     }
   }
-  const out: PodResourceAmounts = { cpuMilli: Math.max(sum.cpuMilli, initMax.cpuMilli), memoryBytes: Math.max(sum.memoryBytes, initMax.memoryBytes) };
+  const out: PodResourceAmounts = {
+    cpuMilli: Math.max(sum.cpuMilli, initMax.cpuMilli),
+    memoryBytes: Math.max(sum.memoryBytes, initMax.memoryBytes),
+  };
   const overhead = pod.spec.overhead;
   if (overhead !== undefined) {
     try {
       if (overhead['cpu'] !== undefined) out.cpuMilli += quantityMilliValue(overhead['cpu']);
       if (overhead['memory'] !== undefined) out.memoryBytes += quantityValue(overhead['memory']);
     } catch (err) {
-      throw new CgroupError('INVALID_RESOURCES', `pod ${pod.metadata.namespace}/${pod.metadata.name}: spec.overhead is not a valid quantity`, { cause: err });
+      throw new CgroupError(
+        'INVALID_RESOURCES',
+        `pod ${pod.metadata.namespace}/${pod.metadata.name}: spec.overhead is not a valid quantity`,
+        { cause: err },
+      );
     }
   }
   return out;

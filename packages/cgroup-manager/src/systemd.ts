@@ -23,9 +23,14 @@ export const SYSTEMD_INFINITY = 18_446_744_073_709_551_615n;
 export function systemdProperties(resources: ResourceConfig, mode: 'v1' | 'v2'): SystemdProperty[] {
   const props: SystemdProperty[] = [];
   if (resources.cpuShares !== undefined && resources.cpuShares > 0) {
-    props.push(mode === 'v2' ? { name: 'CPUWeight', value: cpuSharesToWeight(resources.cpuShares) } : { name: 'CPUShares', value: resources.cpuShares });
+    props.push(
+      mode === 'v2'
+        ? { name: 'CPUWeight', value: cpuSharesToWeight(resources.cpuShares) }
+        : { name: 'CPUShares', value: resources.cpuShares },
+    );
   }
-  if (resources.cpuPeriodUs !== undefined && resources.cpuPeriodUs > 0) props.push({ name: 'CPUQuotaPeriodUSec', value: resources.cpuPeriodUs });
+  if (resources.cpuPeriodUs !== undefined && resources.cpuPeriodUs > 0)
+    props.push({ name: 'CPUQuotaPeriodUSec', value: resources.cpuPeriodUs });
   if (resources.cpuQuotaUs !== undefined && resources.cpuQuotaUs !== 0) {
     if (resources.cpuQuotaUs < 0) props.push({ name: 'CPUQuotaPerSecUSec', value: SYSTEMD_INFINITY });
     else {
@@ -36,7 +41,10 @@ export function systemdProperties(resources: ResourceConfig, mode: 'v1' | 'v2'):
     }
   }
   if (resources.memoryLimitBytes !== undefined && resources.memoryLimitBytes !== 0) {
-    props.push({ name: mode === 'v2' ? 'MemoryMax' : 'MemoryLimit', value: resources.memoryLimitBytes < 0 ? SYSTEMD_INFINITY : resources.memoryLimitBytes });
+    props.push({
+      name: mode === 'v2' ? 'MemoryMax' : 'MemoryLimit',
+      value: resources.memoryLimitBytes < 0 ? SYSTEMD_INFINITY : resources.memoryLimitBytes,
+    });
   }
   if (resources.pidsLimit !== undefined && resources.pidsLimit !== 0) {
     props.push({ name: 'TasksMax', value: resources.pidsLimit < 0 ? SYSTEMD_INFINITY : resources.pidsLimit });
@@ -46,7 +54,9 @@ export function systemdProperties(resources: ResourceConfig, mode: 'v1' | 'v2'):
 
 /** The unit of a cgroup name and its parent slice (`kubepods-burstable-pod1_2.slice` in `kubepods-burstable.slice`). */
 export function systemdUnit(name: CgroupName): { unit: string; slice: string } {
-  const parts = toSystemd(name).split('/').filter((p) => p !== '');
+  const parts = toSystemd(name)
+    .split('/')
+    .filter((p) => p !== '');
   return { unit: parts.at(-1) ?? '-.slice', slice: parts.at(-2) ?? '-.slice' };
 }
 
@@ -82,7 +92,10 @@ export function createUnavailableSystemdClient(options: { fsRoot?: string; socke
       found.length === 0
         ? `systemd is not reachable over D-Bus (none of ${sockets.join(', ')} exists): this machine does not run systemd`
         : `D-Bus is present (${found.join(', ')}) but this kubelet-ts build has no D-Bus client`;
-    throw new CgroupError('SYSTEMD_UNAVAILABLE', `cgroupDriver "systemd" cannot manage unit ${unit}: ${why}; use cgroupDriver "cgroupfs" (and SystemdCgroup = false in the runtime)`);
+    throw new CgroupError(
+      'SYSTEMD_UNAVAILABLE',
+      `cgroupDriver "systemd" cannot manage unit ${unit}: ${why}; use cgroupDriver "cgroupfs" (and SystemdCgroup = false in the runtime)`,
+    );
   };
   return {
     startTransientUnit: (unit) => fail(unit),

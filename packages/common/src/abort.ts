@@ -3,7 +3,11 @@
  * signal's reason) at once; the promise itself goes on, and its outcome is dropped. An aborted
  * signal rejects before waiting; no signal waits for the promise.
  */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, reason: () => unknown = () => signal?.reason): Promise<T> {
+export function abortable<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  reason: () => unknown = () => signal?.reason,
+): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) return Promise.reject(reason());
   return new Promise<T>((resolve, reject) => {

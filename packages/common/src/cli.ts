@@ -6,7 +6,11 @@ import { UsageError } from './errors.js';
  * `--help` (`crictl-ts: unknown flag --x` then `Run "crictl-ts --help" for usage.`) and answers exit
  * status 2; any other error is thrown on.
  */
-export function parseCommandLine<T>(program: string, parse: () => T, report: (text: string) => void): { ok: true; args: T } | { ok: false; exitCode: 2 } {
+export function parseCommandLine<T>(
+  program: string,
+  parse: () => T,
+  report: (text: string) => void,
+): { ok: true; args: T } | { ok: false; exitCode: 2 } {
   try {
     return { ok: true, args: parse() };
   } catch (err) {

@@ -27,7 +27,7 @@ describe('defineError', () => {
     expect('cause' in new WidgetError('BROKEN', 'x')).toBe(false);
   });
 
-  it('from() keeps its own errors, and wraps anything else with a code (or the default) and a message (or the cause\'s)', () => {
+  it("from() keeps its own errors, and wraps anything else with a code (or the default) and a message (or the cause's)", () => {
     const own = new WidgetError('MISSING', 'no widget');
     expect(WidgetError.from(own, 'BROKEN', 'ignored')).toBe(own);
 

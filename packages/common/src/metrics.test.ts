@@ -7,7 +7,12 @@ function recordSomething(metrics: Metrics): void {
   const relists = metrics.counter({ name: 'kubelet_pleg_relist_total', help: 'Relists.' });
   const ops = metrics.counter({ name: 'kubelet_runtime_operations_total', help: 'Runtime operations.', labelNames: ['operation_type'] });
   const running = metrics.gauge({ name: 'kubelet_running_pods', help: 'Running pods.' });
-  const latency = metrics.histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: 'Relist duration.', labelNames: ['phase'], buckets: [0.1, 1] });
+  const latency = metrics.histogram({
+    name: 'kubelet_pleg_relist_duration_seconds',
+    help: 'Relist duration.',
+    labelNames: ['phase'],
+    buckets: [0.1, 1],
+  });
   relists.inc();
   relists.inc(2);
   ops.inc({ operation_type: 'create_container' });

@@ -22,6 +22,11 @@ describe('parseMountInfo', () => {
       superOptions: ['rw', 'errors=continue'],
     });
     expect(mounts[1]).toMatchObject({ fsType: 'tmpfs', superOptions: ['rw', 'size=1024k'] });
-    expect(mounts[2]).toMatchObject({ root: '/kubepods', mountPoint: '/sys/fs/cgroup/memory', fsType: 'cgroup', superOptions: ['rw', 'memory'] });
+    expect(mounts[2]).toMatchObject({
+      root: '/kubepods',
+      mountPoint: '/sys/fs/cgroup/memory',
+      fsType: 'cgroup',
+      superOptions: ['rw', 'memory'],
+    });
   });
 });

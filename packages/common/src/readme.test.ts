@@ -31,7 +31,14 @@ describe('README', () => {
     createPuller({ recorder, metrics })({ namespace: 'default', name: 'web', uid: 'u1' }, 'nginx');
     createPuller({})({ namespace: 'default', name: 'web', uid: 'u1' }, 'nginx');
     expect(recorder.lines()).toEqual(['Normal Pulling Pulling image "nginx"']);
-    expect(recorder.events[0]?.object).toEqual({ kind: 'Pod', apiVersion: 'v1', namespace: 'default', name: 'web', uid: 'u1', fieldPath: 'spec.containers{app}' });
+    expect(recorder.events[0]?.object).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      namespace: 'default',
+      name: 'web',
+      uid: 'u1',
+      fieldPath: 'spec.containers{app}',
+    });
     expect(metrics.value('kubelet_image_pulls_total', { result: 'success' })).toBe(1);
   });
 });

@@ -34,7 +34,11 @@ describe('applyKubeletConfigurationDefaults', () => {
 describe('summarizeConfiguration', () => {
   it('flattens what a startup log line needs', () => {
     const { flags } = parseKubeletArgs(['--kubeconfig=/etc/kubernetes/kubelet.conf', '--hostname-override=node-1']);
-    const config = kubeletConfigurationFixture({ healthzPort: 0, featureGates: { B: false, A: true }, staticPodPath: '/etc/kubernetes/manifests' });
+    const config = kubeletConfigurationFixture({
+      healthzPort: 0,
+      featureGates: { B: false, A: true },
+      staticPodPath: '/etc/kubernetes/manifests',
+    });
     expect(summarizeConfiguration(config, flags)).toEqual({
       mode: 'api-server',
       nodeName: 'node-1',

@@ -177,10 +177,7 @@ export interface DefaultingOptions {
  * Applies upstream's SetDefaults_KubeletConfiguration (pkg/kubelet/apis/config/v1beta1/defaults.go) and
  * the kubelet's evictionHard default, then normalises every duration to Go's format. Does not mutate `input`.
  */
-export function applyKubeletConfigurationDefaults(
-  input: KubeletConfigurationInput,
-  options: DefaultingOptions = {},
-): KubeletConfiguration {
+export function applyKubeletConfigurationDefaults(input: KubeletConfigurationInput, options: DefaultingOptions = {}): KubeletConfiguration {
   const out: Record<string, unknown> = structuredClone(input) as Record<string, unknown>;
   out['apiVersion'] = KUBELET_CONFIG_API_VERSION;
   out['kind'] = KUBELET_CONFIG_KIND;
@@ -267,6 +264,8 @@ export function normalizeDurations(config: Record<string, unknown>): void {
 }
 
 /** The evictionHard map that applies, honouring mergeDefaultEvictionSettings. */
-export function effectiveEvictionHard(config: Pick<KubeletConfiguration, 'evictionHard' | 'mergeDefaultEvictionSettings'>): Record<string, string> {
+export function effectiveEvictionHard(
+  config: Pick<KubeletConfiguration, 'evictionHard' | 'mergeDefaultEvictionSettings'>,
+): Record<string, string> {
   return config.mergeDefaultEvictionSettings ? { ...DEFAULT_EVICTION_HARD, ...config.evictionHard } : { ...config.evictionHard };
 }

@@ -27,8 +27,10 @@ function qualifiedNameError(key: string): string | undefined {
   const slash = key.indexOf('/');
   const prefix = slash < 0 ? undefined : key.slice(0, slash);
   const name = slash < 0 ? key : key.slice(slash + 1);
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return 'prefix must be a DNS subdomain';
-  if (name.length === 0 || name.length > 63 || !NAME.test(name)) return 'name must be 1-63 alphanumeric characters, "-", "_" or ".", starting and ending with an alphanumeric';
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return 'prefix must be a DNS subdomain';
+  if (name.length === 0 || name.length > 63 || !NAME.test(name))
+    return 'name must be 1-63 alphanumeric characters, "-", "_" or ".", starting and ending with an alphanumeric';
   return undefined;
 }
 
@@ -50,7 +52,8 @@ export function validateKubeletFlags(flags: KubeletFlags): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const [key, value] of Object.entries(flags.nodeLabels)) {
     const keyError = qualifiedNameError(key);
-    if (keyError !== undefined) issues.push({ source: 'flag --node-labels', path: '', reason: `invalid label key ${JSON.stringify(key)}: ${keyError}` });
+    if (keyError !== undefined)
+      issues.push({ source: 'flag --node-labels', path: '', reason: `invalid label key ${JSON.stringify(key)}: ${keyError}` });
     else if (isKubernetesNamespace(key) && !isKubeletLabel(key)) {
       issues.push({
         source: 'flag --node-labels',
@@ -59,7 +62,11 @@ export function validateKubeletFlags(flags: KubeletFlags): ConfigIssue[] {
       });
     }
     if (value !== '' && (value.length > 63 || !NAME.test(value))) {
-      issues.push({ source: 'flag --node-labels', path: '', reason: `invalid label value ${JSON.stringify(value)} for ${JSON.stringify(key)}` });
+      issues.push({
+        source: 'flag --node-labels',
+        path: '',
+        reason: `invalid label value ${JSON.stringify(value)} for ${JSON.stringify(key)}`,
+      });
     }
   }
   if (flags.nodeIP !== undefined && flags.nodeIP !== '') {
@@ -68,11 +75,19 @@ export function validateKubeletFlags(flags: KubeletFlags): ConfigIssue[] {
       if (isIP(ip) === 0) issues.push({ source: 'flag --node-ip', path: '', reason: `${JSON.stringify(ip)} is not a valid IP address` });
     }
     if (ips.length > 2 || (ips.length === 2 && isIP(ips[0] as string) === isIP(ips[1] as string))) {
-      issues.push({ source: 'flag --node-ip', path: '', reason: 'at most two addresses, one IPv4 and one IPv6 (dual-stack), may be given' });
+      issues.push({
+        source: 'flag --node-ip',
+        path: '',
+        reason: 'at most two addresses, one IPv4 and one IPv6 (dual-stack), may be given',
+      });
     }
   }
   if (flags.maxParallelStarts !== undefined && flags.maxParallelStarts < 0) {
-    issues.push({ source: 'flag --max-parallel-starts', path: '', reason: `must be 0 (unlimited) or more, got ${String(flags.maxParallelStarts)}` });
+    issues.push({
+      source: 'flag --max-parallel-starts',
+      path: '',
+      reason: `must be 0 (unlimited) or more, got ${String(flags.maxParallelStarts)}`,
+    });
   }
   return issues;
 }

@@ -135,11 +135,15 @@ describe('validateKubeletFlags', () => {
   const validate = async (argv: string[]) => validateKubeletFlags(parseKubeletArgs(argv).flags);
 
   it('accepts ordinary labels and the kubelet-settable kubernetes.io ones', async () => {
-    expect(await validate(['--node-labels=role=edge,node.kubernetes.io/pool=a,kubernetes.io/hostname=n1,topology.kubernetes.io/zone=z'])).toEqual([]);
+    expect(
+      await validate(['--node-labels=role=edge,node.kubernetes.io/pool=a,kubernetes.io/hostname=n1,topology.kubernetes.io/zone=z']),
+    ).toEqual([]);
   });
 
   it('rejects other kubernetes.io labels and malformed keys or values', async () => {
-    const reasons = (await validate(['--node-labels=node-role.kubernetes.io/master=,bad key=x,ok=bad value'])).map((i) => `${i.source}: ${i.reason}`);
+    const reasons = (await validate(['--node-labels=node-role.kubernetes.io/master=,bad key=x,ok=bad value'])).map(
+      (i) => `${i.source}: ${i.reason}`,
+    );
     expect(reasons).toEqual([
       expect.stringMatching(/^flag --node-labels: unknown 'kubernetes.io' or 'k8s.io' label "node-role.kubernetes.io\/master"/),
       expect.stringMatching(/^flag --node-labels: invalid label key "bad key"/),

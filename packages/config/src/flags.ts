@@ -200,7 +200,8 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') {
-      for (const rest of argv.slice(i + 1)) errors.push({ source: 'command line', path: '', reason: `unknown command ${JSON.stringify(rest)}` });
+      for (const rest of argv.slice(i + 1))
+        errors.push({ source: 'command line', path: '', reason: `unknown command ${JSON.stringify(rest)}` });
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
@@ -242,7 +243,9 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
 
   flags.standalone = flags.kubeconfig === undefined || flags.kubeconfig === '';
   if (flags.podInfraContainerImage !== undefined) {
-    warnings.push('--pod-infra-container-image only keeps that image from image GC; the container runtime chooses the sandbox image (set it in the runtime configuration)');
+    warnings.push(
+      '--pod-infra-container-image only keeps that image from image GC; the container runtime chooses the sandbox image (set it in the runtime configuration)',
+    );
   }
   return { flags, overrides, setBy, warnings, errors };
 }
@@ -341,7 +344,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** A `--help` text listing every flag, its target and whether it is deprecated. */
 export function kubeletFlagUsage(): string {
   const lines = KUBELET_FLAGS.map((spec) => {
-    const names = spec.short !== undefined && spec.short !== spec.name ? `-${spec.short}, --${spec.name}` : spec.name.length === 1 ? `-${spec.name}, --${spec.name}` : `    --${spec.name}`;
+    const names =
+      spec.short !== undefined && spec.short !== spec.name
+        ? `-${spec.short}, --${spec.name}`
+        : spec.name.length === 1
+          ? `-${spec.name}, --${spec.name}`
+          : `    --${spec.name}`;
     const note = spec.deprecated !== undefined ? ' (DEPRECATED)' : '';
     return `  ${names.padEnd(48)} ${spec.usage}${note}`;
   });

@@ -7,23 +7,12 @@ export { KUBELET_FLAGS, KUBELET_CLI_FLAGS, KUBELET_CONFIG_FLAGS, CONFIG_FLAG_DEP
 export type { FlagSpec, FlagKind, KubeletFlagField } from './flag-table.js';
 export { applyKubeletConfigurationDefaults, DURATION_FIELDS, effectiveEvictionHard } from './defaults.js';
 export type { KubeletConfiguration, KubeletAuthentication, KubeletAuthorization, DefaultingOptions } from './defaults.js';
-export {
-  kubeletConfigurationSchema,
-  KUBELET_CONFIG_API_VERSION,
-  KUBELET_CONFIG_KIND,
-  ENFORCE_NODE_ALLOCATABLE_OPTIONS,
-} from './schema.js';
+export { kubeletConfigurationSchema, KUBELET_CONFIG_API_VERSION, KUBELET_CONFIG_KIND, ENFORCE_NODE_ALLOCATABLE_OPTIONS } from './schema.js';
 export type { KubeletConfigurationInput, Taint, MemoryReservation, LoggingConfiguration } from './schema.js';
 export { validateKubeletConfiguration, validateDocument } from './validate.js';
 export type { FieldIssue } from './validate.js';
 export { parseDuration, formatDuration, normalizeDuration, durationMs, isDuration } from './duration.js';
-export {
-  parseEvictionMap,
-  parseEvictionThresholdValue,
-  isEvictionSignal,
-  EVICTION_SIGNALS,
-  DEFAULT_EVICTION_HARD,
-} from './eviction.js';
+export { parseEvictionMap, parseEvictionThresholdValue, isEvictionSignal, EVICTION_SIGNALS, DEFAULT_EVICTION_HARD } from './eviction.js';
 export type { EvictionSignal, EvictionThresholdValue } from './eviction.js';
 export { summarizeConfiguration } from './summary.js';
 export type { ConfigurationSummary } from './summary.js';

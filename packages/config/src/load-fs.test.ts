@@ -28,6 +28,9 @@ describe('loadKubeletConfiguration on the real filesystem', () => {
 
   it('names a missing --config-dir', async () => {
     const result = await loadKubeletConfiguration({ argv: ['--config-dir=nope'], cwd: dir });
-    expect(result).toMatchObject({ ok: false, errors: [{ source: join(dir, 'nope'), path: '', reason: expect.stringMatching(/^cannot read directory: ENOENT/) }] });
+    expect(result).toMatchObject({
+      ok: false,
+      errors: [{ source: join(dir, 'nope'), path: '', reason: expect.stringMatching(/^cannot read directory: ENOENT/) }],
+    });
   });
 });

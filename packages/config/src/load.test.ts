@@ -7,9 +7,19 @@ import { createFakeFileSystem } from './testing/fake-file-system.js';
 const FILE = '/etc/kubelet/config.yaml';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
-async function load(argv: string[], files: Record<string, string> = {}, unknownFields?: 'error' | 'warn'): Promise<LoadKubeletConfigurationResult> {
+async function load(
+  argv: string[],
+  files: Record<string, string> = {},
+  unknownFields?: 'error' | 'warn',
+): Promise<LoadKubeletConfigurationResult> {
   const fs = createFakeFileSystem(files);
-  return loadKubeletConfiguration({ argv, readFile: fs.readFile, readDir: fs.readDir, cwd: '/', ...(unknownFields ? { unknownFields } : {}) });
+  return loadKubeletConfiguration({
+    argv,
+    readFile: fs.readFile,
+    readDir: fs.readDir,
+    cwd: '/',
+    ...(unknownFields ? { unknownFields } : {}),
+  });
 }
 
 function ok(result: LoadKubeletConfigurationResult) {
@@ -119,7 +129,9 @@ describe('loadKubeletConfiguration: defaults', () => {
 
   it('merges the default evictionHard under the file signals with mergeDefaultEvictionSettings', async () => {
     const { config } = ok(
-      await load([`--config=${FILE}`], { [FILE]: `${HEADER}mergeDefaultEvictionSettings: true\nevictionHard:\n  memory.available: 200Mi\n` }),
+      await load([`--config=${FILE}`], {
+        [FILE]: `${HEADER}mergeDefaultEvictionSettings: true\nevictionHard:\n  memory.available: 200Mi\n`,
+      }),
     );
     expect(config.evictionHard).toEqual({ ...DEFAULT_EVICTION_HARD, 'memory.available': '200Mi' });
   });
@@ -135,12 +147,19 @@ describe('loadKubeletConfiguration: defaults', () => {
   });
 
   it('reads YAML 1.1 booleans like upstream (yes/on)', async () => {
-    const { config } = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}failSwapOn: no\nserializeImagePulls: off\ncgroupsPerQOS: yes\n` }));
+    const { config } = ok(
+      await load([`--config=${FILE}`], { [FILE]: `${HEADER}failSwapOn: no\nserializeImagePulls: off\ncgroupsPerQOS: yes\n` }),
+    );
     expect(config).toMatchObject({ failSwapOn: false, serializeImagePulls: false, cgroupsPerQOS: true });
   });
 
   it('reads JSON files and normalizes durations to Go format', async () => {
-    const json = JSON.stringify({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', syncFrequency: '90s', maxPods: 20 });
+    const json = JSON.stringify({
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      kind: 'KubeletConfiguration',
+      syncFrequency: '90s',
+      maxPods: 20,
+    });
     const { config } = ok(await load(['--config', '/etc/kubelet/config.json'], { '/etc/kubelet/config.json': json }));
     expect(config.syncFrequency).toBe('1m30s');
     expect(config.maxPods).toBe(20);
@@ -184,9 +203,21 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
 
   it('reads the kubelet-ts periods (absent by default), normalized, and refuses ones that are not above zero', async () => {
     const { config } = ok(await load([`--config=${FILE}`], { [FILE]: HEADER }));
-    expect([config.evictionMonitoringPeriod, config.imageGCPeriod, config.statsHousekeepingInterval]).toEqual([undefined, undefined, undefined]);
-    const set = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}evictionMonitoringPeriod: 1s\nimageGCPeriod: 90s\nstatsHousekeepingInterval: 500ms\n` }));
-    expect([set.config.evictionMonitoringPeriod, set.config.imageGCPeriod, set.config.statsHousekeepingInterval]).toEqual(['1s', '1m30s', '500ms']);
+    expect([config.evictionMonitoringPeriod, config.imageGCPeriod, config.statsHousekeepingInterval]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const set = ok(
+      await load([`--config=${FILE}`], {
+        [FILE]: `${HEADER}evictionMonitoringPeriod: 1s\nimageGCPeriod: 90s\nstatsHousekeepingInterval: 500ms\n`,
+      }),
+    );
+    expect([set.config.evictionMonitoringPeriod, set.config.imageGCPeriod, set.config.statsHousekeepingInterval]).toEqual([
+      '1s',
+      '1m30s',
+      '500ms',
+    ]);
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}imageGCPeriod: 0s\nevictionMonitoringPeriod: soon\n` }))).toEqual([
       `${FILE}: evictionMonitoringPeriod: invalid duration "soon"`,
       `${FILE}: imageGCPeriod: "0s": must be greater than zero`,
@@ -204,7 +235,9 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
   });
 
   it('reports wrong types with what was found', async () => {
-    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: "110"\nfailSwapOn: "yes"\nclusterDNS: [10.0.0.300]\n` }));
+    const errors = errorsOf(
+      await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: "110"\nfailSwapOn: "yes"\nclusterDNS: [10.0.0.300]\n` }),
+    );
     expect(errors.sort()).toEqual([
       `${FILE}: clusterDNS[0]: "10.0.0.300" is not a valid IP address`,
       `${FILE}: failSwapOn: expected boolean, got string "yes"`,
@@ -222,17 +255,28 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
   it('reports unreadable, empty, duplicate-key and malformed files', async () => {
     expect(errorsOf(await load(['--config=/missing.yaml']))).toEqual([expect.stringMatching(/^\/missing\.yaml: cannot read file: ENOENT/)]);
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: '\n' }))).toEqual([`${FILE}: file is empty`]);
-    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: 1\nmaxPods: 2\n` }))[0]).toMatch(/^\/etc\/kubelet\/config\.yaml: invalid YAML\/JSON: Map keys must be unique/);
-    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: '- a\n- b\n' }))).toEqual([`${FILE}: expected a KubeletConfiguration object`]);
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: 1\nmaxPods: 2\n` }))[0]).toMatch(
+      /^\/etc\/kubelet\/config\.yaml: invalid YAML\/JSON: Map keys must be unique/,
+    );
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: '- a\n- b\n' }))).toEqual([
+      `${FILE}: expected a KubeletConfiguration object`,
+    ]);
   });
 
   it('checks cross-field rules on the final configuration and blames the source that set the field', async () => {
     const fromFile = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}imageGCHighThresholdPercent: 70\n` }));
     expect(fromFile).toEqual([`${FILE}: imageGCHighThresholdPercent: must be greater than imageGCLowThresholdPercent (70 <= 80)`]);
     const fromFlag = errorsOf(await load([`--config=${FILE}`, '--image-gc-high-threshold=50'], { [FILE]: HEADER }));
-    expect(fromFlag).toEqual(['flag --image-gc-high-threshold: imageGCHighThresholdPercent: must be greater than imageGCLowThresholdPercent (50 <= 80)']);
-    const logFiles = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}containerLogMaxFiles: 1\npodLogsDir: /var/log/pods/\n` }));
-    expect(logFiles).toEqual([`${FILE}: containerLogMaxFiles: must be greater than 1`, `${FILE}: podLogsDir: "/var/log/pods/" must be normalized (/var/log/pods)`]);
+    expect(fromFlag).toEqual([
+      'flag --image-gc-high-threshold: imageGCHighThresholdPercent: must be greater than imageGCLowThresholdPercent (50 <= 80)',
+    ]);
+    const logFiles = errorsOf(
+      await load([`--config=${FILE}`], { [FILE]: `${HEADER}containerLogMaxFiles: 1\npodLogsDir: /var/log/pods/\n` }),
+    );
+    expect(logFiles).toEqual([
+      `${FILE}: containerLogMaxFiles: must be greater than 1`,
+      `${FILE}: podLogsDir: "/var/log/pods/" must be normalized (/var/log/pods)`,
+    ]);
   });
 });
 
@@ -248,11 +292,16 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
     expect(config.fileCheckFrequency).toBe('20s'); // default
     expect(config.evictionHard).toEqual({ 'memory.available': '1Gi' }); // the flag map replaces the file map
     expect(sources).toEqual({ file: FILE, dropIns: [], flags: { maxPods: 'flag --max-pods', evictionHard: 'flag --eviction-hard' } });
-    expect(warnings).toEqual([expect.stringMatching(/^Flag --max-pods has been deprecated/), expect.stringMatching(/^Flag --eviction-hard has been deprecated/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Flag --max-pods has been deprecated/),
+      expect.stringMatching(/^Flag --eviction-hard has been deprecated/),
+    ]);
   });
 
   it('merges feature gates from flags into those of the file', async () => {
-    const { config } = ok(await load([`--config=${FILE}`, '--feature-gates=B=true,C=false'], { [FILE]: `${HEADER}featureGates:\n  A: true\n  B: false\n` }));
+    const { config } = ok(
+      await load([`--config=${FILE}`, '--feature-gates=B=true,C=false'], { [FILE]: `${HEADER}featureGates:\n  A: true\n  B: false\n` }),
+    );
     expect(config.featureGates).toEqual({ A: true, B: true, C: false });
   });
 
@@ -265,7 +314,9 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
   });
 
   it('validates flag values like file values, naming the flag', async () => {
-    const errors = errorsOf(await load(['--port=70000', '--eviction-hard=memory.avail<1Gi', '--cgroup-driver=docker', '--address=localhost']));
+    const errors = errorsOf(
+      await load(['--port=70000', '--eviction-hard=memory.avail<1Gi', '--cgroup-driver=docker', '--address=localhost']),
+    );
     expect(errors.sort()).toEqual([
       'flag --address: address: "localhost" is not a valid IP address',
       'flag --cgroup-driver: cgroupDriver: unsupported value "docker": must be one of "cgroupfs", "systemd"',
@@ -292,7 +343,10 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
 
   it('names the drop-in file in its errors', async () => {
     const errors = errorsOf(
-      await load([`--config=${FILE}`, '--config-dir=/etc/kubelet/conf.d'], { [FILE]: HEADER, '/etc/kubelet/conf.d/10-a.conf': `${HEADER}maxPod: 3\n` }),
+      await load([`--config=${FILE}`, '--config-dir=/etc/kubelet/conf.d'], {
+        [FILE]: HEADER,
+        '/etc/kubelet/conf.d/10-a.conf': `${HEADER}maxPod: 3\n`,
+      }),
     );
     expect(errors).toEqual(['/etc/kubelet/conf.d/10-a.conf: maxPod: unknown field']);
   });

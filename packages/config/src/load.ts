@@ -70,7 +70,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Objects merge key by key; maps, lists and scalars from `over` replace (like unmarshalling a drop-in over the config). */
-function mergeStructs(base: Record<string, unknown>, over: Record<string, unknown>, structs: ReadonlySet<string>, prefix = ''): Record<string, unknown> {
+function mergeStructs(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+  structs: ReadonlySet<string>,
+  prefix = '',
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;

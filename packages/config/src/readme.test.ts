@@ -42,7 +42,9 @@ describe('README', () => {
     expect(syncMs).toBe(30_000);
     expect(labels).toEqual({ role: 'edge' });
     expect(mode).toBe('standalone');
-    expect(warnings).toEqual([expect.stringMatching(/^Flag --max-pods has been deprecated, This parameter should be set via the config file/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Flag --max-pods has been deprecated, This parameter should be set via the config file/),
+    ]);
   });
 
   it('documents every flag in the flag table', () => {

@@ -13,11 +13,7 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 function intIn(min: number, max: number, reason = `must be between ${min} and ${max}`) {
-  return z
-    .number()
-    .int({ error: 'must be an integer' })
-    .min(min, { error: reason })
-    .max(max, { error: reason });
+  return z.number().int({ error: 'must be an integer' }).min(min, { error: reason }).max(max, { error: reason });
 }
 
 const int32 = () => intIn(INT32_MIN, INT32_MAX, 'must fit in a 32-bit integer');
@@ -33,20 +29,19 @@ const duration = () =>
 
 /** A duration above zero (a period something runs at). */
 const positiveDuration = () =>
-  duration().refine((value) => durationError(value) !== undefined || parseDuration(value) > 0, { error: (iss) => `${JSON.stringify(iss.input)}: must be greater than zero` });
+  duration().refine((value) => durationError(value) !== undefined || parseDuration(value) > 0, {
+    error: (iss) => `${JSON.stringify(iss.input)}: must be greater than zero`,
+  });
 
-const quantity = () =>
-  z.string().refine(isValidQuantity, { error: (iss) => `invalid quantity ${JSON.stringify(iss.input)}` });
+const quantity = () => z.string().refine(isValidQuantity, { error: (iss) => `invalid quantity ${JSON.stringify(iss.input)}` });
 
 const ip = () => z.string().refine((v) => isIP(v) !== 0, { error: (iss) => `${JSON.stringify(iss.input)} is not a valid IP address` });
 
 function oneOf<const T extends readonly string[]>(values: T) {
   const allowed: ReadonlySet<string> = new Set(values);
-  return z
-    .string()
-    .refine((v): v is T[number] => allowed.has(v), {
-      error: (iss) => `unsupported value ${JSON.stringify(iss.input)}: must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
-    }) as unknown as z.ZodType<T[number], string>;
+  return z.string().refine((v): v is T[number] => allowed.has(v), {
+    error: (iss) => `unsupported value ${JSON.stringify(iss.input)}: must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`,
+  }) as unknown as z.ZodType<T[number], string>;
 }
 
 const stringMap = () => z.record(z.string(), z.string());
@@ -116,9 +111,7 @@ const authenticationSchema = z.strictObject({
 
 const authorizationSchema = z.strictObject({
   mode: oneOf(['AlwaysAllow', 'Webhook'] as const).optional(),
-  webhook: z
-    .strictObject({ cacheAuthorizedTTL: duration().optional(), cacheUnauthorizedTTL: duration().optional() })
-    .optional(),
+  webhook: z.strictObject({ cacheAuthorizedTTL: duration().optional(), cacheUnauthorizedTTL: duration().optional() }).optional(),
 });
 
 export const ENFORCE_NODE_ALLOCATABLE_OPTIONS = [
@@ -135,12 +128,18 @@ export const ENFORCE_NODE_ALLOCATABLE_OPTIONS = [
  * Objects are strict: a field that upstream does not define is an error.
  */
 export const kubeletConfigurationSchema = z.strictObject({
-  apiVersion: z.string().refine((v) => v === KUBELET_CONFIG_API_VERSION, {
-    error: (iss) => `unsupported apiVersion ${JSON.stringify(iss.input)}: must be "${KUBELET_CONFIG_API_VERSION}"`,
-  }).optional(),
-  kind: z.string().refine((v) => v === KUBELET_CONFIG_KIND, {
-    error: (iss) => `unsupported kind ${JSON.stringify(iss.input)}: must be "${KUBELET_CONFIG_KIND}"`,
-  }).optional(),
+  apiVersion: z
+    .string()
+    .refine((v) => v === KUBELET_CONFIG_API_VERSION, {
+      error: (iss) => `unsupported apiVersion ${JSON.stringify(iss.input)}: must be "${KUBELET_CONFIG_API_VERSION}"`,
+    })
+    .optional(),
+  kind: z
+    .string()
+    .refine((v) => v === KUBELET_CONFIG_KIND, {
+      error: (iss) => `unsupported kind ${JSON.stringify(iss.input)}: must be "${KUBELET_CONFIG_KIND}"`,
+    })
+    .optional(),
   enableServer: z.boolean().optional(),
   staticPodPath: z.string().optional(),
   podLogsDir: z.string().optional(),

@@ -126,12 +126,16 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
   if ((kc.systemCgroups ?? '') !== '' && (kc.cgroupRoot ?? '') === '') add('systemCgroups', 'requires cgroupRoot to be set');
   if (kc.port < 1 || kc.port > 65535) add('port', 'must be between 1 and 65535');
   if (kc.imageGCLowThresholdPercent >= kc.imageGCHighThresholdPercent) {
-    add('imageGCHighThresholdPercent', `must be greater than imageGCLowThresholdPercent (${kc.imageGCHighThresholdPercent} <= ${kc.imageGCLowThresholdPercent})`);
+    add(
+      'imageGCHighThresholdPercent',
+      `must be greater than imageGCLowThresholdPercent (${kc.imageGCHighThresholdPercent} <= ${kc.imageGCLowThresholdPercent})`,
+    );
   }
   const maxAge = ms(kc.imageMaximumGCAge);
   if (maxAge < 0) add('imageMaximumGCAge', 'must not be negative');
   if (ms(kc.imageMinimumGCAge) < 0) add('imageMinimumGCAge', 'must not be negative');
-  if (maxAge > 0 && maxAge <= ms(kc.imageMinimumGCAge)) add('imageMaximumGCAge', `must be greater than imageMinimumGCAge (${kc.imageMinimumGCAge})`);
+  if (maxAge > 0 && maxAge <= ms(kc.imageMinimumGCAge))
+    add('imageMaximumGCAge', `must be greater than imageMinimumGCAge (${kc.imageMinimumGCAge})`);
   if (!(ms(kc.draManagerReconcilePeriod) > 0)) add('draManagerReconcilePeriod', 'must be greater than zero');
   const cfsPeriod = ms(kc.cpuCFSQuotaPeriod);
   if (!(cfsPeriod >= 1 && cfsPeriod <= 1000)) add('cpuCFSQuotaPeriod', 'must be between 1ms and 1s, inclusive');
@@ -162,8 +166,10 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
       if (enforce.length > 1) add(path, '"none" may not be combined with other enforcements');
       continue;
     }
-    if (value.startsWith('system-reserved') && (kc.systemReservedCgroup ?? '') === '') add('systemReservedCgroup', `must be specified when ${JSON.stringify(value)} is in enforceNodeAllocatable`);
-    if (value.startsWith('kube-reserved') && (kc.kubeReservedCgroup ?? '') === '') add('kubeReservedCgroup', `must be specified when ${JSON.stringify(value)} is in enforceNodeAllocatable`);
+    if (value.startsWith('system-reserved') && (kc.systemReservedCgroup ?? '') === '')
+      add('systemReservedCgroup', `must be specified when ${JSON.stringify(value)} is in enforceNodeAllocatable`);
+    if (value.startsWith('kube-reserved') && (kc.kubeReservedCgroup ?? '') === '')
+      add('kubeReservedCgroup', `must be specified when ${JSON.stringify(value)} is in enforceNodeAllocatable`);
     if (!kc.cgroupsPerQOS) add('cgroupsPerQOS', `must be true when ${JSON.stringify(value)} is in enforceNodeAllocatable`);
   }
 
@@ -171,7 +177,8 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
     if ((kc.systemReservedCgroup ?? '') !== '' || (kc.kubeReservedCgroup ?? '') !== '') {
       add('reservedSystemCPUs', 'cannot be used with systemReservedCgroup or kubeReservedCgroup');
     }
-    if (!/^\s*\d+(-\d+)?(\s*,\s*\d+(-\d+)?)*\s*$/.test(kc.reservedSystemCPUs ?? '')) add('reservedSystemCPUs', `invalid CPU list ${JSON.stringify(kc.reservedSystemCPUs)}`);
+    if (!/^\s*\d+(-\d+)?(\s*,\s*\d+(-\d+)?)*\s*$/.test(kc.reservedSystemCPUs ?? ''))
+      add('reservedSystemCPUs', `invalid CPU list ${JSON.stringify(kc.reservedSystemCPUs)}`);
   }
   if (kc.shutdownGracePeriodCriticalPods !== undefined && ms(kc.shutdownGracePeriodCriticalPods) > ms(kc.shutdownGracePeriod)) {
     add('shutdownGracePeriodCriticalPods', `must be <= shutdownGracePeriod (${kc.shutdownGracePeriod})`);
@@ -180,22 +187,28 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
     const value = ms(kc[field]);
     if (value < 0 || (value > 0 && value < 1000)) add(field, 'must be either zero or otherwise >= 1s');
   }
-  if ((kc.shutdownGracePeriodByPodPriority?.length ?? 0) > 0 && (ms(kc.shutdownGracePeriod) > 0 || ms(kc.shutdownGracePeriodCriticalPods) > 0)) {
+  if (
+    (kc.shutdownGracePeriodByPodPriority?.length ?? 0) > 0 &&
+    (ms(kc.shutdownGracePeriod) > 0 || ms(kc.shutdownGracePeriodCriticalPods) > 0)
+  ) {
     add('shutdownGracePeriodByPodPriority', 'cannot be specified together with shutdownGracePeriod');
   }
   const restart = kc.crashLoopBackOff?.maxContainerRestartPeriod;
   if (restart !== undefined && !(ms(restart) >= 1000 && ms(restart) <= 300_000)) {
     add('crashLoopBackOff.maxContainerRestartPeriod', 'must be between 1s and 300s');
   }
-  if (!(kc.memoryThrottlingFactor > 0 && kc.memoryThrottlingFactor <= 1)) add('memoryThrottlingFactor', 'must be greater than 0 and less than or equal to 1.0');
+  if (!(kc.memoryThrottlingFactor > 0 && kc.memoryThrottlingFactor <= 1))
+    add('memoryThrottlingFactor', 'must be greater than 0 and less than or equal to 1.0');
   if (kc.containerRuntimeEndpoint === '') add('containerRuntimeEndpoint', 'must not be empty');
   if (kc.enableSystemLogQuery === true && !kc.enableSystemLogHandler) add('enableSystemLogQuery', 'requires enableSystemLogHandler');
   if (kc.containerLogMaxFiles <= 1) add('containerLogMaxFiles', 'must be greater than 1');
   if (ms(kc.containerLogMonitorInterval) < 3000) add('containerLogMonitorInterval', 'must be a duration of at least 3s');
   if (!isAbsolute(kc.podLogsDir)) add('podLogsDir', `${JSON.stringify(kc.podLogsDir)} must be an absolute path`);
-  else if (cleanPath(kc.podLogsDir) !== kc.podLogsDir) add('podLogsDir', `${JSON.stringify(kc.podLogsDir)} must be normalized (${cleanPath(kc.podLogsDir)})`);
+  else if (cleanPath(kc.podLogsDir) !== kc.podLogsDir)
+    add('podLogsDir', `${JSON.stringify(kc.podLogsDir)} must be normalized (${cleanPath(kc.podLogsDir)})`);
   // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(kc.podLogsDir)) add('podLogsDir', 'must contain ASCII characters only');
-  if (kc.logging.format !== 'text' && kc.logging.format !== 'json') add('logging.format', `unsupported format ${JSON.stringify(kc.logging.format)}: must be "text" or "json"`);
+  if (kc.logging.format !== 'text' && kc.logging.format !== 'json')
+    add('logging.format', `unsupported format ${JSON.stringify(kc.logging.format)}: must be "text" or "json"`);
   return issues;
 }

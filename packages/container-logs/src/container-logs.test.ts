@@ -21,11 +21,16 @@ afterEach(async () => {
 /** A pod with two attempts of container "app" (0 exited, 1 running), labelled as the kubelet does. */
 async function podWithRestart(clock: FakeClock): Promise<{ runtime: FakeRuntimeService; first: string; second: string }> {
   const runtime = new FakeRuntimeService({ clock });
-  const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: 'web', uid: 'u1', namespace: 'prod' }, logDirectory: dir } });
+  const { podSandboxId } = await runtime.runPodSandbox({
+    config: { metadata: { name: 'web', uid: 'u1', namespace: 'prod' }, logDirectory: dir },
+  });
   const labels = { 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'prod', 'io.kubernetes.container.name': 'app' };
   const ids: string[] = [];
   for (const attempt of [0, 1]) {
-    const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'app', attempt }, image: { image: 'busybox' }, logPath: `app/${attempt}.log`, labels } });
+    const { containerId } = await runtime.createContainer({
+      podSandboxId,
+      config: { metadata: { name: 'app', attempt }, image: { image: 'busybox' }, logPath: `app/${attempt}.log`, labels },
+    });
     await runtime.startContainer({ containerId });
     if (attempt === 0) runtime.exitContainer(containerId, 1);
     ids.push(containerId);
@@ -56,9 +61,13 @@ describe('streamContainerLogs', () => {
   it('rejects with NOT_FOUND before streaming when the container or its previous instance does not exist', async () => {
     const clock = new FakeClock(T0);
     const { runtime, first } = await podWithRestart(clock);
-    const locate = createFakeLocator([{ namespace: 'prod', pod: 'web', container: 'app', previous: false, target: { containerId: first } }]);
+    const locate = createFakeLocator([
+      { namespace: 'prod', pod: 'web', container: 'app', previous: false, target: { containerId: first } },
+    ]);
     const base = { namespace: 'prod', pod: 'web', locate, runtime, clock };
-    await expect(streamContainerLogs({ ...base, container: 'nope', options: {} })).rejects.toThrow('container "nope" in pod "prod/web" not found');
+    await expect(streamContainerLogs({ ...base, container: 'nope', options: {} })).rejects.toThrow(
+      'container "nope" in pod "prod/web" not found',
+    );
     const previous = streamContainerLogs({ ...base, container: 'app', options: { previous: true } });
     await expect(previous).rejects.toThrow('previous terminated container "app" in pod "prod/web" not found');
     expect(ContainerLogsError.is(await previous.catch((e: unknown) => e), 'NOT_FOUND')).toBe(true);
@@ -73,14 +82,25 @@ describe('streamContainerLogs', () => {
     const runtime = new FakeRuntimeService({ clock });
     const logPath = path.join(dir, 'x.log');
     await writeCriLog(logPath, ['direct']);
-    const locate = createFakeLocator([{ namespace: 'a', pod: 'b', container: 'c', previous: false, target: { containerId: 'abc', logPath } }]);
-    expect(await text(await streamContainerLogs({ namespace: 'a', pod: 'b', container: 'c', options: {}, locate, runtime, clock }))).toBe('direct\n');
+    const locate = createFakeLocator([
+      { namespace: 'a', pod: 'b', container: 'c', previous: false, target: { containerId: 'abc', logPath } },
+    ]);
+    expect(await text(await streamContainerLogs({ namespace: 'a', pod: 'b', container: 'c', options: {}, locate, runtime, clock }))).toBe(
+      'direct\n',
+    );
     expect(runtime.calls).toEqual([]);
   });
 
   it('rejects invalid options with INVALID_OPTIONS naming the field', async () => {
     const runtime = new FakeRuntimeService();
-    const err = await streamContainerLogs({ namespace: 'a', pod: 'b', container: 'c', options: { tailLines: -1 }, locate: createFakeLocator([]), runtime }).catch((e: unknown) => e);
+    const err = await streamContainerLogs({
+      namespace: 'a',
+      pod: 'b',
+      container: 'c',
+      options: { tailLines: -1 },
+      locate: createFakeLocator([]),
+      runtime,
+    }).catch((e: unknown) => e);
     expect(ContainerLogsError.is(err) && err.code).toBe('INVALID_OPTIONS');
     expect((err as Error).message).toContain('tailLines: must be greater than or equal to 0');
   });
@@ -99,7 +119,16 @@ describe('parsePodLogOptions', () => {
   });
 
   it('accepts every upstream field', () => {
-    const all = { container: 'c', follow: true, previous: false, sinceTime: '2026-01-01T00:00:00Z', timestamps: true, tailLines: 3, limitBytes: 10, stream: 'All' };
+    const all = {
+      container: 'c',
+      follow: true,
+      previous: false,
+      sinceTime: '2026-01-01T00:00:00Z',
+      timestamps: true,
+      tailLines: 3,
+      limitBytes: 10,
+      stream: 'All',
+    };
     expect(parsePodLogOptions(all)).toEqual(all);
   });
 });

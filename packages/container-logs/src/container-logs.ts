@@ -68,7 +68,8 @@ export async function streamContainerLogs(request: StreamContainerLogsOptions): 
       const response = await request.runtime.containerStatus({ containerId: target.containerId, verbose: false });
       logPath = response.status?.logPath ?? '';
     } catch (err) {
-      if (isNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
+      if (isNotFound(err))
+        throw new ContainerLogsError('NOT_FOUND', `${what}: container ${target.containerId} not found in the runtime`, { cause: err });
       throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(target.containerId)}`);
     }
     if (logPath === '') throw new ContainerLogsError('NOT_FOUND', `${what} has no log path`);

@@ -47,7 +47,10 @@ export async function listRotatedFiles(logPath: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return names.filter((n) => n.startsWith(prefix) && n.length > prefix.length).sort().map((n) => path.join(dir, n));
+  return names
+    .filter((n) => n.startsWith(prefix) && n.length > prefix.length)
+    .sort()
+    .map((n) => path.join(dir, n));
 }
 
 /**

@@ -30,8 +30,13 @@ async function setup(name = 'app', state: 'running' | 'created' = 'running', exi
   if (existing === undefined) dirs.push(dir);
   const clock = existing?.clock ?? new FakeClock(START);
   const runtime = existing?.runtime ?? new FakeRuntimeService({ clock });
-  const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: `pod-${name}`, uid: `uid-${name}`, namespace: 'ns' }, logDirectory: dir } });
-  const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name }, image: { image: 'busybox' }, logPath: `${name}/0.log` } });
+  const { podSandboxId } = await runtime.runPodSandbox({
+    config: { metadata: { name: `pod-${name}`, uid: `uid-${name}`, namespace: 'ns' }, logDirectory: dir },
+  });
+  const { containerId } = await runtime.createContainer({
+    podSandboxId,
+    config: { metadata: { name }, image: { image: 'busybox' }, logPath: `${name}/0.log` },
+  });
   if (state === 'running') await runtime.startContainer({ containerId });
   await fs.mkdir(path.join(dir, name), { recursive: true });
   return { dir, clock, runtime, logPath: path.join(dir, name, '0.log'), containerId };
@@ -44,7 +49,8 @@ function manager(s: Setup, options: Partial<ContainerLogManagerOptions> = {}) {
 /** Lets real file I/O finish until `count` timers wait on the fake clock (bounded; no time passes). */
 async function untilTimers(clock: FakeClock, count = 1): Promise<void> {
   // Bounded by real time, not event-loop turns: a loaded machine's file I/O takes many turns.
-  for (const deadline = Date.now() + 10_000; clock.pendingTimers < count && Date.now() < deadline; ) await new Promise((resolve) => setImmediate(resolve));
+  for (const deadline = Date.now() + 10_000; clock.pendingTimers < count && Date.now() < deadline;)
+    await new Promise((resolve) => setImmediate(resolve));
   expect(clock.pendingTimers).toBeGreaterThanOrEqual(count);
 }
 
@@ -171,7 +177,9 @@ describe('rotation', () => {
     const s = await setup();
     await fs.writeFile(s.logPath, 'x'.repeat(500));
     expect(await manager(s, { labelSelector: { team: 'other' } }).rotateLogs()).toEqual([]);
-    expect(s.runtime.callsOf('listContainers')[0]?.request).toEqual({ filter: { state: { state: 'CONTAINER_RUNNING' }, labelSelector: { team: 'other' } } });
+    expect(s.runtime.callsOf('listContainers')[0]?.request).toEqual({
+      filter: { state: { state: 'CONTAINER_RUNNING' }, labelSelector: { team: 'other' } },
+    });
   });
 
   it('rotates only running containers', async () => {
@@ -277,7 +285,9 @@ describe('rotation', () => {
     const logger = new RecordingLogger();
     s.runtime.injectError('listContainers', 'UNAVAILABLE');
     const controller = new AbortController();
-    const running = createContainerLogManager({ runtime: s.runtime, maxSize: 100, maxFiles: 2, clock: s.clock, logger }).run(controller.signal);
+    const running = createContainerLogManager({ runtime: s.runtime, maxSize: 100, maxFiles: 2, clock: s.clock, logger }).run(
+      controller.signal,
+    );
     await untilTimers(s.clock);
     await s.clock.advance(10_000);
     await untilTimers(s.clock);

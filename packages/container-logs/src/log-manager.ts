@@ -77,9 +77,11 @@ export function createContainerLogManager(options: ContainerLogManagerOptions): 
   const maxFiles = options.maxFiles ?? DEFAULT_CONTAINER_LOG_MAX_FILES;
   const maxWorkers = options.maxWorkers ?? DEFAULT_CONTAINER_LOG_MAX_WORKERS;
   const intervalMs = options.monitorIntervalMs ?? DEFAULT_CONTAINER_LOG_MONITOR_INTERVAL_MS;
-  if (!Number.isInteger(maxFiles) || maxFiles <= 1) throw new ContainerLogsError('INVALID_CONFIG', `invalid MaxFiles ${maxFiles}, must be > 1`);
+  if (!Number.isInteger(maxFiles) || maxFiles <= 1)
+    throw new ContainerLogsError('INVALID_CONFIG', `invalid MaxFiles ${maxFiles}, must be > 1`);
   if (!Number.isFinite(maxSize)) throw new ContainerLogsError('INVALID_CONFIG', `invalid max log size ${maxSize}`);
-  if (!Number.isInteger(maxWorkers) || maxWorkers < 1) throw new ContainerLogsError('INVALID_CONFIG', `invalid containerLogMaxWorkers ${maxWorkers}, must be >= 1`);
+  if (!Number.isInteger(maxWorkers) || maxWorkers < 1)
+    throw new ContainerLogsError('INVALID_CONFIG', `invalid containerLogMaxWorkers ${maxWorkers}, must be >= 1`);
   if (!(intervalMs >= MIN_CONTAINER_LOG_MONITOR_INTERVAL_MS)) {
     throw new ContainerLogsError('INVALID_CONFIG', `invalid containerLogMonitorInterval ${intervalMs} ms, must be at least 3s`);
   }
@@ -147,7 +149,10 @@ class LogManager implements ContainerLogManager {
     if (!this.enabled) return [];
     let containers;
     try {
-      const filter = { state: { state: 'CONTAINER_RUNNING' as const }, ...(this.#labelSelector === undefined ? {} : { labelSelector: this.#labelSelector }) };
+      const filter = {
+        state: { state: 'CONTAINER_RUNNING' as const },
+        ...(this.#labelSelector === undefined ? {} : { labelSelector: this.#labelSelector }),
+      };
       containers = (await this.#runtime.listContainers({ filter }, this.#call(signal))).containers;
     } catch (err) {
       throw ContainerLogsError.from(err, 'RUNTIME', 'failed to list containers');
@@ -265,7 +270,12 @@ class LogManager implements ContainerLogManager {
     } catch (err) {
       // Rename back so that the next pass rotates it again (upstream does the same).
       await fs.rename(rotated, logPath).catch((renameErr: unknown) => {
-        this.#logger.error('Failed to rename rotated log', { rotatedLog: rotated, newLog: logPath, containerID: containerId, err: errorMessage(renameErr) });
+        this.#logger.error('Failed to rename rotated log', {
+          rotatedLog: rotated,
+          newLog: logPath,
+          containerID: containerId,
+          err: errorMessage(renameErr),
+        });
       });
       throw ContainerLogsError.from(err, 'RUNTIME', `failed to reopen container log ${JSON.stringify(containerId)}`);
     }

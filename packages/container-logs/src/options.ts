@@ -30,9 +30,7 @@ export const podLogOptionsSchema = z
     follow: z.boolean().optional(),
     previous: z.boolean().optional(),
     sinceSeconds: int.min(1, 'must be greater than 0').optional(),
-    sinceTime: z
-      .union([z.date(), z.string().refine((s) => parseTimestampNs(s) !== undefined, 'must be an RFC3339 time')])
-      .optional(),
+    sinceTime: z.union([z.date(), z.string().refine((s) => parseTimestampNs(s) !== undefined, 'must be an RFC3339 time')]).optional(),
     timestamps: z.boolean().optional(),
     tailLines: int.min(0, 'must be greater than or equal to 0').optional(),
     limitBytes: int.min(1, 'must be greater than 0').optional(),

@@ -35,7 +35,10 @@ function read(api: PodLogOptions = {}, extra: Partial<ReadLogsOptions> = {}, now
   return readLogs({ logPath: log, options: newLogOptions(api, now), ...extra });
 }
 
-const lines = (from: number, to: number): string => numberedLines(from, to).map((l) => `${l}\n`).join('');
+const lines = (from: number, to: number): string =>
+  numberedLines(from, to)
+    .map((l) => `${l}\n`)
+    .join('');
 
 /** Three files: 1-10 gzipped, 11-20 rotated plain, 21-30 current; one second per line. */
 async function threeFiles(): Promise<void> {
@@ -121,7 +124,13 @@ describe('readLogs without follow', () => {
   });
 
   it('lets out an unfinished last line (container ended mid-line) without a newline', async () => {
-    await fs.writeFile(log, Buffer.concat([formatCriLogLine({ timestamp: formatEpochMs(T0), stream: 'stdout', content: 'done' }), formatCriLogLine({ timestamp: formatEpochMs(T0 + 1), stream: 'stdout', partial: true, content: 'half' })]));
+    await fs.writeFile(
+      log,
+      Buffer.concat([
+        formatCriLogLine({ timestamp: formatEpochMs(T0), stream: 'stdout', content: 'done' }),
+        formatCriLogLine({ timestamp: formatEpochMs(T0 + 1), stream: 'stdout', partial: true, content: 'half' }),
+      ]),
+    );
     expect((await collect(read())).all).toBe('done\nhalf');
     expect((await collect(read({ tailLines: 1 }))).all).toBe('half');
   });
@@ -137,8 +146,13 @@ describe('readLogs without follow', () => {
 describe('readLogs with follow', () => {
   async function runningContainer(clock: FakeClock): Promise<{ runtime: FakeRuntimeService; containerId: string }> {
     const runtime = new FakeRuntimeService({ clock });
-    const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir } });
-    const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' } });
+    const { podSandboxId } = await runtime.runPodSandbox({
+      config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir },
+    });
+    const { containerId } = await runtime.createContainer({
+      podSandboxId,
+      config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' },
+    });
     await runtime.startContainer({ containerId });
     return { runtime, containerId };
   }

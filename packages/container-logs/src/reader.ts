@@ -227,7 +227,8 @@ async function* rawLines(read: ReadLogsOptions): AsyncGenerator<Buffer | typeof 
         const next = await openIfExists(read.logPath);
         if (next !== undefined) {
           if (current !== undefined) {
-            for (let more = await readMore(current, buffer); more !== undefined; more = await readMore(current, buffer)) yield* splitter.push(more);
+            for (let more = await readMore(current, buffer); more !== undefined; more = await readMore(current, buffer))
+              yield* splitter.push(more);
             await current.handle.close();
           }
           current = next;
@@ -256,7 +257,10 @@ async function* rawLines(read: ReadLogsOptions): AsyncGenerator<Buffer | typeof 
 async function isRunning(read: ReadLogsOptions): Promise<boolean> {
   if (read.runtime === undefined || read.containerId === undefined) return true;
   try {
-    const response = await read.runtime.containerStatus({ containerId: read.containerId, verbose: false }, read.signal === undefined ? {} : { signal: read.signal });
+    const response = await read.runtime.containerStatus(
+      { containerId: read.containerId, verbose: false },
+      read.signal === undefined ? {} : { signal: read.signal },
+    );
     return response.status?.state === 'CONTAINER_RUNNING';
   } catch (err) {
     if (isNotFound(err)) return false;

@@ -15,8 +15,13 @@ describe('README', () => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
     const runtime = new FakeRuntimeService({ clock });
-    const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir } });
-    const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' } });
+    const { podSandboxId } = await runtime.runPodSandbox({
+      config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir },
+    });
+    const { containerId } = await runtime.createContainer({
+      podSandboxId,
+      config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' },
+    });
     await runtime.startContainer({ containerId });
     const logPath = join(dir, '0.log');
     await writeCriLog(`${logPath}.20251231-235959`, numberedLines(1, 3));

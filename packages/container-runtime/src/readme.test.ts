@@ -30,8 +30,28 @@ describe('README', () => {
       ips: ['10.88.0.7'],
       sandboxes: [{ id: 'sb-1', state: 'ready', createdAt: 1, attempt: 0, ip: '10.88.0.7', additionalIps: [], hostNetwork: false }],
       containers: [
-        { id: 'c-2', name: 'proxy', state: 'exited', exitCode: 1, createdAt: 3, image: 'envoy', imageRef: 'sha256:e', hash: 'a1', restartCount: 0 },
-        { id: 'c-1', name: 'app', state: 'exited', exitCode: 1, createdAt: 2, image: 'nginx', imageRef: 'sha256:n', hash: 'b2', restartCount: 0 },
+        {
+          id: 'c-2',
+          name: 'proxy',
+          state: 'exited',
+          exitCode: 1,
+          createdAt: 3,
+          image: 'envoy',
+          imageRef: 'sha256:e',
+          hash: 'a1',
+          restartCount: 0,
+        },
+        {
+          id: 'c-1',
+          name: 'app',
+          state: 'exited',
+          exitCode: 1,
+          createdAt: 2,
+          image: 'nginx',
+          imageRef: 'sha256:n',
+          hash: 'b2',
+          restartCount: 0,
+        },
       ],
       timestamp: 4,
     };
@@ -52,7 +72,10 @@ describe('README', () => {
   });
 
   it('runs the fakes snippet, which is the README block verbatim', async () => {
-    const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'uid-1' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } };
+    const pod: Pod = {
+      metadata: { name: 'web', namespace: 'default', uid: 'uid-1' },
+      spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    };
     // FAKES:begin
     const clock = new FakeClock();
     const runtime = new FakeContainerRuntime({ clock });
@@ -63,7 +86,9 @@ describe('README', () => {
     runtime.exitContainer(app!.id, 1); // the container crashed
     runtime.failNext('syncPod', new Error('runtime down')); // the next sync fails
     const failed = await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff).catch((err: unknown) => err); // Error: runtime down
-    runtime.onSyncPod = () => ({ results: [{ action: 'StartContainer', target: 'app', reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' }] });
+    runtime.onSyncPod = () => ({
+      results: [{ action: 'StartContainer', target: 'app', reason: 'ImagePullBackOff', message: 'Back-off pulling image "x"' }],
+    });
     const result = await runtime.syncPod(pod, runtime.snapshot(pod.metadata.uid), backoff);
     const syncs = runtime.callsOf('syncPod').length; // 3: every call is recorded
     // FAKES:end

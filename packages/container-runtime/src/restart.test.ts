@@ -46,13 +46,16 @@ describe('shouldContainerBeRestarted', () => {
     expect(shouldContainerBeRestarted(app, makePod(policy), status(instance('app', 'exited', exitCode)))).toBe(expected);
   });
 
-  it.each(['Always', 'OnFailure', 'Never'] as const)('a sidecar (restartable init container) is always restarted, under %s too', (policy) => {
-    for (const exitCode of [0, 1]) {
-      expect(shouldContainerBeRestarted(sidecar, makePod(policy), status(instance('side', 'exited', exitCode)))).toBe(true);
-    }
-    // a regular init container follows the pod's policy
-    expect(shouldContainerBeRestarted(init, makePod(policy), status(instance('init', 'exited', 0)))).toBe(policy === 'Always');
-  });
+  it.each(['Always', 'OnFailure', 'Never'] as const)(
+    'a sidecar (restartable init container) is always restarted, under %s too',
+    (policy) => {
+      for (const exitCode of [0, 1]) {
+        expect(shouldContainerBeRestarted(sidecar, makePod(policy), status(instance('side', 'exited', exitCode)))).toBe(true);
+      }
+      // a regular init container follows the pod's policy
+      expect(shouldContainerBeRestarted(init, makePod(policy), status(instance('init', 'exited', 0)))).toBe(policy === 'Always');
+    },
+  );
 
   it('starts what never ran, created or unknown instances; never restarts a running one', () => {
     const pod = makePod('Never');

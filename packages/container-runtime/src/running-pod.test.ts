@@ -14,7 +14,12 @@ const status: RuntimePodStatus = {
     { id: 'sb-new', state: 'ready', createdAt: 20, attempt: 1, ip: '10.88.0.2', additionalIps: [], hostNetwork: false },
     { id: 'sb-old', state: 'notready', createdAt: 10, attempt: 0, additionalIps: [], hostNetwork: false },
   ],
-  containers: [container('run', 'running', 5), container('made', 'created', 4), container('odd', 'unknown', 3), container('done', 'exited', 2)],
+  containers: [
+    container('run', 'running', 5),
+    container('made', 'created', 4),
+    container('odd', 'unknown', 3),
+    container('done', 'exited', 2),
+  ],
   timestamp: 30,
 };
 
@@ -28,7 +33,18 @@ describe('toRunningPod', () => {
         { id: 'sb-new', state: 'ready', createdAt: 20 },
         { id: 'sb-old', state: 'notready', createdAt: 10 },
       ],
-      containers: [{ id: 'run', name: 'run', state: 'running', image: 'busybox', imageRef: 'sha256:b', hash: 'h-run', createdAt: 5, sandboxId: 'sb-new' }],
+      containers: [
+        {
+          id: 'run',
+          name: 'run',
+          state: 'running',
+          image: 'busybox',
+          imageRef: 'sha256:b',
+          hash: 'h-run',
+          createdAt: 5,
+          sandboxId: 'sb-new',
+        },
+      ],
     });
   });
 

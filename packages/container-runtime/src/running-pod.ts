@@ -7,18 +7,16 @@ function podFromStatus(status: RuntimePodStatus, keep: (c: RuntimeContainerStatu
     name: status.name,
     namespace: status.namespace,
     sandboxes: status.sandboxes.map((s) => ({ id: s.id, state: s.state, createdAt: s.createdAt })),
-    containers: status.containers.filter(keep).map(
-      (c): RunningContainer => ({
-        id: c.id,
-        name: c.name,
-        state: c.state,
-        image: c.image,
-        imageRef: c.imageRef,
-        hash: c.hash,
-        createdAt: c.createdAt,
-        sandboxId,
-      }),
-    ),
+    containers: status.containers.filter(keep).map((c): RunningContainer => ({
+      id: c.id,
+      name: c.name,
+      state: c.state,
+      image: c.image,
+      imageRef: c.imageRef,
+      hash: c.hash,
+      createdAt: c.createdAt,
+      sandboxId,
+    })),
   };
 }
 

@@ -93,13 +93,7 @@ export interface RunningPod {
 }
 
 /** The step of SyncPod that failed (upstream kubecontainer.SyncAction). */
-export type SyncAction =
-  | 'CreatePodSandbox'
-  | 'KillPodSandbox'
-  | 'StartContainer'
-  | 'KillContainer'
-  | 'InitContainer'
-  | 'ConfigPodSandbox';
+export type SyncAction = 'CreatePodSandbox' | 'KillPodSandbox' | 'StartContainer' | 'KillContainer' | 'InitContainer' | 'ConfigPodSandbox';
 
 /**
  * One outcome of SyncPod for one target. `reason` is the upstream waiting reason that the

@@ -27,9 +27,15 @@ describe('createCriClient against a gRPC server on a unix socket', () => {
   it('sends requests in input form and returns responses in output form (int64 as strings, enums as names, defaults)', async () => {
     server.handlers.listContainers = ({ request }) => {
       expect(request).toMatchObject({ filter: { labelSelector: { app: 'web' }, state: { state: 'CONTAINER_RUNNING' } } });
-      return { containers: [{ id: 'c1', podSandboxId: 's1', state: 'CONTAINER_RUNNING', createdAt: '1700000000123456789', labels: { app: 'web' } }] };
+      return {
+        containers: [
+          { id: 'c1', podSandboxId: 's1', state: 'CONTAINER_RUNNING', createdAt: '1700000000123456789', labels: { app: 'web' } },
+        ],
+      };
     };
-    const response = await client.runtime.listContainers({ filter: { labelSelector: { app: 'web' }, state: { state: 'CONTAINER_RUNNING' } } });
+    const response = await client.runtime.listContainers({
+      filter: { labelSelector: { app: 'web' }, state: { state: 'CONTAINER_RUNNING' } },
+    });
     expect(response.containers).toHaveLength(1);
     const [container] = response.containers;
     expect(container?.createdAt).toBe('1700000000123456789');
@@ -50,7 +56,10 @@ describe('createCriClient against a gRPC server on a unix socket', () => {
     expect(exec.stdout.toString()).toBe('hello\n');
     expect(exec.stderr.toString()).toBe('warn\n');
     expect(exec.exitCode).toBe(3);
-    const created = await client.runtime.createContainer({ podSandboxId: 's1', config: { envs: [{ key: 'GREETING', value: 'hi there' }] } });
+    const created = await client.runtime.createContainer({
+      podSandboxId: 's1',
+      config: { envs: [{ key: 'GREETING', value: 'hi there' }] },
+    });
     expect(created.containerId).toBe('GREETING=hi there');
   });
 

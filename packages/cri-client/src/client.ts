@@ -88,8 +88,22 @@ export function createCriClient(options: CriClientOptions): CriClient {
   const runtimeTarget = target(options.endpoint, 'endpoint');
   const imageTarget = options.imageEndpoint === undefined ? runtimeTarget : target(options.imageEndpoint, 'imageEndpoint');
 
-  const runtimeConnection = new Connection('RuntimeService', runtimeTarget, channelOptions, timeouts, logger.child({ endpoint: runtimeTarget }), true);
-  const imageConnection = new Connection('ImageService', imageTarget, channelOptions, timeouts, logger.child({ endpoint: imageTarget }), false);
+  const runtimeConnection = new Connection(
+    'RuntimeService',
+    runtimeTarget,
+    channelOptions,
+    timeouts,
+    logger.child({ endpoint: runtimeTarget }),
+    true,
+  );
+  const imageConnection = new Connection(
+    'ImageService',
+    imageTarget,
+    channelOptions,
+    timeouts,
+    logger.child({ endpoint: imageTarget }),
+    false,
+  );
 
   return {
     runtime: runtimeConnection.service(RUNTIME_SERVICE_METHODS) as unknown as RuntimeService,
@@ -178,7 +192,9 @@ class Connection {
   #call(rpc: string, definition: AnyMethodDefinition, request: unknown, options: CallOptions, timeoutMs: number): Promise<unknown> {
     const { signal } = options;
     if (signal?.aborted === true) {
-      return Promise.reject(new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, { method: rpc, cause: signal.reason }));
+      return Promise.reject(
+        new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, { method: rpc, cause: signal.reason }),
+      );
     }
     if (this.#closed) return Promise.reject(this.#closedError(rpc));
     return new Promise((resolve, reject) => {
@@ -206,7 +222,12 @@ class Connection {
     });
   }
 
-  async *#stream(name: string, definition: AnyMethodDefinition, request: unknown, options: StreamCallOptions = {}): AsyncGenerator<unknown> {
+  async *#stream(
+    name: string,
+    definition: AnyMethodDefinition,
+    request: unknown,
+    options: StreamCallOptions = {},
+  ): AsyncGenerator<unknown> {
     const rpc = rpcName(definition);
     const { signal } = options;
     if (signal?.aborted === true) return;
@@ -249,7 +270,10 @@ class Connection {
     }
     // Shared by concurrent callers, so it does not take any one caller's signal; each caller can still abort its wait.
     if (signal?.aborted === true) {
-      throw new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, { method: rpc, cause: signal.reason });
+      throw new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted before the call`, {
+        method: rpc,
+        cause: signal.reason,
+      });
     }
     if (this.#negotiation === undefined) {
       const negotiation = this.#negotiate().finally(() => {
@@ -260,12 +284,25 @@ class Connection {
       this.#negotiation = negotiation;
     }
     try {
-      await abortable(this.#negotiation, signal, () => new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted while checking the runtime version`, { method: rpc, cause: signal?.reason }));
+      await abortable(
+        this.#negotiation,
+        signal,
+        () =>
+          new CriError('CANCELLED', `${rpc} (${this.#target}): CANCELLED: aborted while checking the runtime version`, {
+            method: rpc,
+            cause: signal?.reason,
+          }),
+      );
     } catch (err) {
       const error = CriError.fromRpc(err, rpc, this.#target);
       if (error.method === rpc || error.code === 'VERSION_MISMATCH') throw error;
       // Report the failure against the caller's method, keeping the Version failure as the cause.
-      throw new CriError(error.code, error.message.replace(error.method, rpc), { grpcCode: error.grpcCode, method: rpc, details: error.details, cause: error });
+      throw new CriError(error.code, error.message.replace(error.method, rpc), {
+        grpcCode: error.grpcCode,
+        method: rpc,
+        details: error.details,
+        cause: error,
+      });
     }
   }
 
@@ -278,10 +315,14 @@ class Connection {
       response = (await this.#call(rpc, definition, { version: KUBE_RUNTIME_API_VERSION }, {}, this.#timeouts.readMs)) as VersionResponse;
     } catch (err) {
       if (err instanceof CriError && err.code === 'UNIMPLEMENTED') {
-        throw new CriError('VERSION_MISMATCH', `${rpc} (${this.#target}): VERSION_MISMATCH: the runtime does not implement CRI v1 (runtime.v1.RuntimeService)`, {
-          method: rpc,
-          cause: err,
-        });
+        throw new CriError(
+          'VERSION_MISMATCH',
+          `${rpc} (${this.#target}): VERSION_MISMATCH: the runtime does not implement CRI v1 (runtime.v1.RuntimeService)`,
+          {
+            method: rpc,
+            cause: err,
+          },
+        );
       }
       throw err;
     }
@@ -324,11 +365,13 @@ function requestTimeoutSeconds(request: unknown): number {
   if (typeof request !== 'object' || request === null) return 0;
   const value: unknown = (request as { timeout?: unknown }).timeout;
   const seconds =
-    typeof value === 'number' ? value
-    : typeof value === 'string' ? Number(value)
-    : typeof value === 'object' && value !== null && typeof (value as { toNumber?: unknown }).toNumber === 'function'
-      ? (value as { toNumber(): number }).toNumber()
-      : 0;
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string'
+        ? Number(value)
+        : typeof value === 'object' && value !== null && typeof (value as { toNumber?: unknown }).toNumber === 'function'
+          ? (value as { toNumber(): number }).toNumber()
+          : 0;
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
 }
 
@@ -336,9 +379,13 @@ function resolveTimeouts(partial: Partial<CriTimeouts> | undefined): CriTimeouts
   const merged = { ...DEFAULT_CRI_TIMEOUTS, ...partial };
   for (const [key, value] of Object.entries(merged)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new CriError('INVALID_ARGUMENT', `createCriClient: INVALID_ARGUMENT: timeouts.${key} must be a non-negative number of milliseconds, got ${String(value)}`, {
-        method: 'createCriClient',
-      });
+      throw new CriError(
+        'INVALID_ARGUMENT',
+        `createCriClient: INVALID_ARGUMENT: timeouts.${key} must be a non-negative number of milliseconds, got ${String(value)}`,
+        {
+          method: 'createCriClient',
+        },
+      );
     }
   }
   return merged;
@@ -355,9 +402,13 @@ function positiveInteger(value: number, field: string): number {
 
 function target(endpoint: unknown, field: string): string {
   if (typeof endpoint !== 'string' || endpoint.trim() === '') {
-    throw new CriError('INVALID_ARGUMENT', `createCriClient: INVALID_ARGUMENT: ${field} must be a non-empty string like unix:///run/containerd/containerd.sock`, {
-      method: 'createCriClient',
-    });
+    throw new CriError(
+      'INVALID_ARGUMENT',
+      `createCriClient: INVALID_ARGUMENT: ${field} must be a non-empty string like unix:///run/containerd/containerd.sock`,
+      {
+        method: 'createCriClient',
+      },
+    );
   }
   return toGrpcTarget(endpoint);
 }

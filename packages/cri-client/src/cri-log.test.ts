@@ -53,4 +53,3 @@ describe('timestamps', () => {
     expect(formatTimestampFixed('2026-01-01T00:00:00+02:00')).toBe('2026-01-01T00:00:00.000000000+02:00');
   });
 });
-

@@ -62,7 +62,8 @@ export function parseCriLogLine(line: Buffer | string): CriLogRecord {
   const second = buf.indexOf(SPACE, first + 1);
   if (second < 0) throw new CriError('INVALID_ARGUMENT', 'stream type is not found');
   const stream = buf.toString('latin1', first + 1, second);
-  if (stream !== 'stdout' && stream !== 'stderr') throw new CriError('INVALID_ARGUMENT', `unexpected stream type ${JSON.stringify(stream)}`);
+  if (stream !== 'stdout' && stream !== 'stderr')
+    throw new CriError('INVALID_ARGUMENT', `unexpected stream type ${JSON.stringify(stream)}`);
   const third = buf.indexOf(SPACE, second + 1);
   // An empty F line may be written as "... stdout F" with no trailing space by some runtimes.
   const tagEnd = third < 0 ? buf.length : third;
@@ -77,6 +78,9 @@ export function parseCriLogLine(line: Buffer | string): CriLogRecord {
 /** Formats a record as a runtime writes it (for tests and tools). */
 export function formatCriLogLine(record: { timestamp: string; stream: LogStream; partial?: boolean; content: string | Buffer }): Buffer {
   const content = typeof record.content === 'string' ? Buffer.from(record.content) : record.content;
-  return Buffer.concat([Buffer.from(`${record.timestamp} ${record.stream} ${record.partial === true ? 'P' : 'F'} `), content, Buffer.from('\n')]);
+  return Buffer.concat([
+    Buffer.from(`${record.timestamp} ${record.stream} ${record.partial === true ? 'P' : 'F'} `),
+    content,
+    Buffer.from('\n'),
+  ]);
 }
-

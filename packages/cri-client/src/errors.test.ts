@@ -9,7 +9,10 @@ function serviceError(code: number, details: string): Error & { code: number; de
 
 describe('CriError.fromRpc', () => {
   it('maps every gRPC status number to its name and keeps the runtime message', () => {
-    const err = CriError.fromRpc(serviceError(status.FAILED_PRECONDITION, 'container is in CONTAINER_EXITED state'), 'runtime.v1.RuntimeService/ExecSync');
+    const err = CriError.fromRpc(
+      serviceError(status.FAILED_PRECONDITION, 'container is in CONTAINER_EXITED state'),
+      'runtime.v1.RuntimeService/ExecSync',
+    );
     expect(err).toMatchObject({
       name: 'CriError',
       code: 'FAILED_PRECONDITION',
@@ -25,7 +28,9 @@ describe('CriError.fromRpc', () => {
   it('names the endpoint, and says "not reachable" for UNAVAILABLE', () => {
     const unavailable = CriError.fromRpc(serviceError(status.UNAVAILABLE, 'connect ENOENT /x.sock'), 'm', 'unix:///x.sock');
     expect(unavailable.message).toBe('m: UNAVAILABLE: container runtime at unix:///x.sock is not reachable: connect ENOENT /x.sock');
-    expect(CriError.fromRpc(serviceError(status.NOT_FOUND, 'gone'), 'm', 'unix:///x.sock').message).toBe('m (unix:///x.sock): NOT_FOUND: gone');
+    expect(CriError.fromRpc(serviceError(status.NOT_FOUND, 'gone'), 'm', 'unix:///x.sock').message).toBe(
+      'm (unix:///x.sock): NOT_FOUND: gone',
+    );
   });
 
   it('turns aborts into CANCELLED and anything else into UNKNOWN, and returns CriErrors unchanged', () => {
@@ -42,7 +47,11 @@ describe('CriError.from', () => {
   it('wraps anything with a code (UNKNOWN by default) and no method, keeping CriErrors', () => {
     const cause = new Error('socket closed');
     expect(CriError.from(cause)).toMatchObject({ code: 'UNKNOWN', grpcCode: 2, method: '', details: '', message: 'socket closed', cause });
-    expect(CriError.from(cause, 'UNAVAILABLE', 'runtime gone')).toMatchObject({ code: 'UNAVAILABLE', grpcCode: 14, message: 'runtime gone' });
+    expect(CriError.from(cause, 'UNAVAILABLE', 'runtime gone')).toMatchObject({
+      code: 'UNAVAILABLE',
+      grpcCode: 14,
+      message: 'runtime gone',
+    });
     const original = new CriError('NOT_FOUND', 'x', { method: 'm' });
     expect(CriError.from(original, 'INTERNAL')).toBe(original);
     expect(CriError.is(original, 'NOT_FOUND')).toBe(true);

@@ -67,10 +67,9 @@ export class CriError extends defineError<CriErrorCode>('CriError', { defaultCod
       const code = GRPC_CODE_NAMES[err.code] ?? 'UNKNOWN';
       const details = typeof err.details === 'string' && err.details !== '' ? err.details : err.message;
       const text =
-        code === 'UNAVAILABLE' && endpoint !== undefined
-          ? `container runtime at ${endpoint} is not reachable: ${details}`
-          : details;
-      const message = code === 'UNAVAILABLE' && endpoint !== undefined ? `${method}: ${code}: ${text}` : `${method}${where}: ${code}: ${text}`;
+        code === 'UNAVAILABLE' && endpoint !== undefined ? `container runtime at ${endpoint} is not reachable: ${details}` : details;
+      const message =
+        code === 'UNAVAILABLE' && endpoint !== undefined ? `${method}: ${code}: ${text}` : `${method}${where}: ${code}: ${text}`;
       return new CriError(code, message, { grpcCode: err.code, method, details, cause: err });
     }
     if (err instanceof Error && err.name === 'AbortError') {

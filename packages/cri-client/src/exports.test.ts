@@ -8,7 +8,9 @@ describe('public surface', () => {
   it('declares one method per RPC of the CRI descriptor, streams included', () => {
     expect([...RUNTIME_SERVICE_METHODS].sort()).toEqual([...serviceMethods('RuntimeService').keys()].sort());
     expect([...IMAGE_SERVICE_METHODS].sort()).toEqual([...serviceMethods('ImageService').keys()].sort());
-    const streaming = [...serviceMethods('RuntimeService'), ...serviceMethods('ImageService')].filter(([, d]) => d.responseStream).map(([n]) => n);
+    const streaming = [...serviceMethods('RuntimeService'), ...serviceMethods('ImageService')]
+      .filter(([, d]) => d.responseStream)
+      .map(([n]) => n);
     expect([...STREAMING_METHODS].sort()).toEqual(streaming.sort());
   });
 

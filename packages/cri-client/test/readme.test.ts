@@ -18,6 +18,14 @@ describe('README', () => {
     cri.runtime.setExecHandler((_id, cmd) => ({ stdout: cmd.join(' ') === 'sh -c echo $GREETING' ? 'hello\n' : '' }));
     await expect(helloPod(cri)).resolves.toEqual({ state: 'CONTAINER_RUNNING', output: 'hello\n' });
     expect(cri.runtime.sandboxIds).toEqual([]);
-    expect(cri.runtime.methodsCalled).toEqual(['runPodSandbox', 'createContainer', 'startContainer', 'containerStatus', 'execSync', 'stopPodSandbox', 'removePodSandbox']);
+    expect(cri.runtime.methodsCalled).toEqual([
+      'runPodSandbox',
+      'createContainer',
+      'startContainer',
+      'containerStatus',
+      'execSync',
+      'stopPodSandbox',
+      'removePodSandbox',
+    ]);
   });
 });

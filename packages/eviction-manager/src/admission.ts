@@ -27,7 +27,11 @@ function toleratesNoScheduleTaint(tolerations: readonly Toleration[] | undefined
  * under memory pressure alone only BestEffort pods are refused (unless they tolerate the
  * memory-pressure taint); under any other pressure every non-critical pod is refused.
  */
-export function admitUnderPressure(pod: Pod, conditions: readonly PressureConditionType[], options: CriticalPodOptions = {}): PodAdmitResult {
+export function admitUnderPressure(
+  pod: Pod,
+  conditions: readonly PressureConditionType[],
+  options: CriticalPodOptions = {},
+): PodAdmitResult {
   if (conditions.length === 0) return { admit: true };
   if (isCriticalPod(pod, options)) return { admit: true };
   if (conditions.length === 1 && conditions[0] === 'MemoryPressure') {

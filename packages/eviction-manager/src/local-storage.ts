@@ -25,7 +25,8 @@ export function localStorageViolation(pod: Pod, podStats: PodStats, dedicatedIma
     const limit = container?.resources?.limits?.['ephemeral-storage'];
     if (limit === undefined || quantityOrZero(limit) === 0) continue;
     // With a dedicated imagefs the writable layer is not on nodefs: only logs count.
-    if (containerEphemeralUsage(cs, !dedicatedImageFs) > quantityOrZero(limit)) return MessageFormat.containerEphemeralStorage(cs.name, String(limit));
+    if (containerEphemeralUsage(cs, !dedicatedImageFs) > quantityOrZero(limit))
+      return MessageFormat.containerEphemeralStorage(cs.name, String(limit));
   }
   return undefined;
 }

@@ -10,7 +10,17 @@ import type { EvictionConfig } from './thresholds.js';
 const Mi = 1024 * 1024;
 const Gi = 1024 * Mi;
 
-function pod(name: string, opts: { memRequest?: string; priority?: number; priorityClassName?: string; annotations?: Record<string, string>; grace?: number; ephemeralRequest?: string } = {}): Pod {
+function pod(
+  name: string,
+  opts: {
+    memRequest?: string;
+    priority?: number;
+    priorityClassName?: string;
+    annotations?: Record<string, string>;
+    grace?: number;
+    ephemeralRequest?: string;
+  } = {},
+): Pod {
   const requests: Record<string, string> = {};
   if (opts.memRequest !== undefined) requests['memory'] = opts.memRequest;
   if (opts.ephemeralRequest !== undefined) requests['ephemeral-storage'] = opts.ephemeralRequest;
@@ -64,12 +74,42 @@ const MEMORY_8G = { capacityBytes: 8 * Gi };
 
 describe('signals and threshold forms', () => {
   it.each([
-    ['memory.available quantity', { evictionHard: { 'memory.available': '100Mi' } }, { memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi } }, 'MemoryPressure'],
-    ['memory.available percentage', { evictionHard: { 'memory.available': '10%' } }, { memory: { ...MEMORY_8G, workingSetBytes: 7.5 * Gi } }, 'MemoryPressure'],
-    ['nodefs.available percentage', { evictionHard: { 'nodefs.available': '10%' } }, { fs: { capacityBytes: 100 * Gi, usedBytes: 95 * Gi } }, 'DiskPressure'],
-    ['nodefs.inodesFree percentage', { evictionHard: { 'nodefs.inodesFree': '5%' } }, { fs: { inodes: 1000, inodesUsed: 990 } }, 'DiskPressure'],
-    ['imagefs.available quantity', { evictionHard: { 'imagefs.available': '20Gi' } }, { imageFs: { capacityBytes: 100 * Gi, usedBytes: 90 * Gi } }, 'DiskPressure'],
-    ['imagefs.inodesFree quantity', { evictionHard: { 'imagefs.inodesFree': '100' } }, { imageFs: { inodes: 1000, inodesUsed: 950 } }, 'DiskPressure'],
+    [
+      'memory.available quantity',
+      { evictionHard: { 'memory.available': '100Mi' } },
+      { memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi } },
+      'MemoryPressure',
+    ],
+    [
+      'memory.available percentage',
+      { evictionHard: { 'memory.available': '10%' } },
+      { memory: { ...MEMORY_8G, workingSetBytes: 7.5 * Gi } },
+      'MemoryPressure',
+    ],
+    [
+      'nodefs.available percentage',
+      { evictionHard: { 'nodefs.available': '10%' } },
+      { fs: { capacityBytes: 100 * Gi, usedBytes: 95 * Gi } },
+      'DiskPressure',
+    ],
+    [
+      'nodefs.inodesFree percentage',
+      { evictionHard: { 'nodefs.inodesFree': '5%' } },
+      { fs: { inodes: 1000, inodesUsed: 990 } },
+      'DiskPressure',
+    ],
+    [
+      'imagefs.available quantity',
+      { evictionHard: { 'imagefs.available': '20Gi' } },
+      { imageFs: { capacityBytes: 100 * Gi, usedBytes: 90 * Gi } },
+      'DiskPressure',
+    ],
+    [
+      'imagefs.inodesFree quantity',
+      { evictionHard: { 'imagefs.inodesFree': '100' } },
+      { imageFs: { inodes: 1000, inodesUsed: 950 } },
+      'DiskPressure',
+    ],
     ['pid.available quantity', { evictionHard: { 'pid.available': '1000' } }, { rlimit: { maxpid: 4000, curproc: 3500 } }, 'PIDPressure'],
     ['pid.available percentage', { evictionHard: { 'pid.available': '20%' } }, { rlimit: { maxpid: 1000, curproc: 900 } }, 'PIDPressure'],
   ] as const)('%s: met → condition, not met → none', async (_name, config, pressured, condition) => {
@@ -85,7 +125,12 @@ describe('signals and threshold forms', () => {
   it('applies the upstream defaults when given DEFAULT_EVICTION_HARD', async () => {
     const { DEFAULT_EVICTION_HARD } = await import('./constants.js');
     const s = setup({ evictionHard: { ...DEFAULT_EVICTION_HARD } }, []);
-    expect(s.manager.thresholds.map((t) => t.signal).sort()).toEqual(['imagefs.available', 'memory.available', 'nodefs.available', 'nodefs.inodesFree']);
+    expect(s.manager.thresholds.map((t) => t.signal).sort()).toEqual([
+      'imagefs.available',
+      'memory.available',
+      'nodefs.available',
+      'nodefs.inodesFree',
+    ]);
     s.set({ imageFs: { capacityBytes: 100 * Gi, usedBytes: 86 * Gi } });
     await s.manager.synchronize();
     expect(s.manager.isUnderDiskPressure()).toBe(true);
@@ -102,7 +147,12 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
   const pressure = { memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi } };
 
   it('memory: pods over their requests first, then lower priority, then usage above requests; message names signal and usage', async () => {
-    const pods = [pod('guaranteed-ish', { memRequest: '1Gi' }), pod('low-prio', { memRequest: '10Mi', priority: -10 }), pod('besteffort'), pod('big', { memRequest: '10Mi' })];
+    const pods = [
+      pod('guaranteed-ish', { memRequest: '1Gi' }),
+      pod('low-prio', { memRequest: '10Mi', priority: -10 }),
+      pod('besteffort'),
+      pod('big', { memRequest: '10Mi' }),
+    ];
     const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, pods);
     const podStats = [
       stats('guaranteed-ish', { memoryWorkingSetBytes: 500 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 500 * Mi }] }),
@@ -118,14 +168,26 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
     expect(s.killed[0]?.request).toEqual({
       gracePeriodSeconds: 1,
       reason: 'Evicted',
-      message: 'The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Container app was using 300Mi, request is 10Mi, has larger consumption of memory. ',
-      condition: { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: expect.stringContaining('low on resource: memory') },
+      message:
+        'The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Container app was using 300Mi, request is 10Mi, has larger consumption of memory. ',
+      condition: {
+        type: 'DisruptionTarget',
+        status: 'True',
+        reason: 'TerminationByKubelet',
+        message: expect.stringContaining('low on resource: memory'),
+      },
     });
     // Next cycle: besteffort (exceeds) before low-prio and guaranteed-ish.
-    s.pods.splice(s.pods.findIndex((p) => p.metadata.name === 'big'), 1);
+    s.pods.splice(
+      s.pods.findIndex((p) => p.metadata.name === 'big'),
+      1,
+    );
     await s.manager.synchronize();
     expect(s.killed.map((k) => k.pod)).toEqual(['big', 'besteffort']);
-    s.pods.splice(s.pods.findIndex((p) => p.metadata.name === 'besteffort'), 1);
+    s.pods.splice(
+      s.pods.findIndex((p) => p.metadata.name === 'besteffort'),
+      1,
+    );
     await s.manager.synchronize();
     // Neither exceeds: lower priority first.
     expect(s.killed.map((k) => k.pod)).toEqual(['big', 'besteffort', 'low-prio']);
@@ -148,7 +210,10 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
       pod('victim', { memRequest: '1Gi' }),
     ];
     const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, pods);
-    s.set({ ...pressure, pods: pods.map((p) => stats(p.metadata.name, { memoryWorkingSetBytes: (p.metadata.name === 'victim' ? 1 : 800) * Mi })) });
+    s.set({
+      ...pressure,
+      pods: pods.map((p) => stats(p.metadata.name, { memoryWorkingSetBytes: (p.metadata.name === 'victim' ? 1 : 800) * Mi })),
+    });
     await s.manager.synchronize();
     expect(s.killed.map((k) => k.pod)).toEqual(['victim']);
     expect(s.logger.records.some((r) => r.msg === 'Eviction manager: cannot evict a critical pod')).toBe(true);
@@ -156,9 +221,15 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
 
   it('with evictStaticPods, a static pod is critical only by priority', async () => {
     const src = { 'kubernetes.io/config.source': 'file' };
-    const pods = [pod('static-critical', { annotations: src, priorityClassName: 'system-node-critical' }), pod('static-be', { annotations: src })];
+    const pods = [
+      pod('static-critical', { annotations: src, priorityClassName: 'system-node-critical' }),
+      pod('static-be', { annotations: src }),
+    ];
     const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, pods, { evictStaticPods: true });
-    s.set({ ...pressure, pods: [stats('static-critical', { memoryWorkingSetBytes: 900 * Mi }), stats('static-be', { memoryWorkingSetBytes: 1 * Mi })] });
+    s.set({
+      ...pressure,
+      pods: [stats('static-critical', { memoryWorkingSetBytes: 900 * Mi }), stats('static-be', { memoryWorkingSetBytes: 1 * Mi })],
+    });
     await s.manager.synchronize();
     expect(s.killed.map((k) => k.pod)).toEqual(['static-be']);
   });
@@ -166,7 +237,10 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
   it('pid: priority first, then process count', async () => {
     const pods = [pod('few'), pod('many'), pod('important', { priority: 1000 })];
     const s = setup({ evictionHard: { 'pid.available': '1000' } }, pods);
-    s.set({ rlimit: { maxpid: 2000, curproc: 1500 }, pods: [stats('few', { processCount: 2 }), stats('many', { processCount: 900 }), stats('important', { processCount: 5000 })] });
+    s.set({
+      rlimit: { maxpid: 2000, curproc: 1500 },
+      pods: [stats('few', { processCount: 2 }), stats('many', { processCount: 900 }), stats('important', { processCount: 5000 })],
+    });
     await s.manager.synchronize();
     expect(s.killed.map((k) => k.pod)).toEqual(['many']);
     expect(s.killed[0]?.request.message).toBe('The node was low on resource: pids. Threshold quantity: 1000, available: 500. ');
@@ -236,7 +310,11 @@ describe('grace periods and condition transitions', () => {
   it('a soft threshold sets the condition at once but evicts only after its grace period, with min(maxPodGrace, pod grace)', async () => {
     const pods = [pod('a', { grace: 20 }), pod('b')];
     const s = setup(
-      { evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriodMs: { 'memory.available': 60_000 }, evictionMaxPodGracePeriodSeconds: 30 },
+      {
+        evictionSoft: { 'memory.available': '1Gi' },
+        evictionSoftGracePeriodMs: { 'memory.available': 60_000 },
+        evictionMaxPodGracePeriodSeconds: 30,
+      },
       pods,
     );
     s.set({ ...pressure, pods: [stats('a', { memoryWorkingSetBytes: 900 * Mi }), stats('b', { memoryWorkingSetBytes: 100 * Mi })] });
@@ -251,7 +329,10 @@ describe('grace periods and condition transitions', () => {
     expect(s.killed.map((k) => [k.pod, k.request.gracePeriodSeconds])).toEqual([['a', 20]]);
     s.pods.shift();
     await s.manager.synchronize();
-    expect(s.killed.map((k) => [k.pod, k.request.gracePeriodSeconds])).toEqual([['a', 20], ['b', 30]]);
+    expect(s.killed.map((k) => [k.pod, k.request.gracePeriodSeconds])).toEqual([
+      ['a', 20],
+      ['b', 30],
+    ]);
   });
 
   it('a soft threshold that clears before its grace period restarts the clock', async () => {
@@ -275,8 +356,14 @@ describe('grace periods and condition transitions', () => {
     s.manager.onConditionChange((c) => seen.push([...c]));
     s.set(pressure);
     await s.manager.synchronize();
-    const mp = (): ReturnType<typeof s.manager.nodeConditions>[number] | undefined => s.manager.nodeConditions().find((c) => c.type === 'MemoryPressure');
-    expect(mp()).toMatchObject({ status: 'True', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available', lastTransitionTime: '2026-01-01T00:00:00Z' });
+    const mp = (): ReturnType<typeof s.manager.nodeConditions>[number] | undefined =>
+      s.manager.nodeConditions().find((c) => c.type === 'MemoryPressure');
+    expect(mp()).toMatchObject({
+      status: 'True',
+      reason: 'KubeletHasInsufficientMemory',
+      message: 'kubelet has insufficient memory available',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
     await s.clock.advance(10_000);
     s.set({});
     await s.manager.synchronize();
@@ -286,7 +373,12 @@ describe('grace periods and condition transitions', () => {
     await s.clock.advance(1_000);
     await s.manager.synchronize();
     expect(s.manager.isUnderMemoryPressure()).toBe(false);
-    expect(mp()).toMatchObject({ status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', lastTransitionTime: '2026-01-01T00:05:00Z' });
+    expect(mp()).toMatchObject({
+      status: 'False',
+      reason: 'KubeletHasSufficientMemory',
+      message: 'kubelet has sufficient memory available',
+      lastTransitionTime: '2026-01-01T00:05:00Z',
+    });
     expect(seen).toEqual([['MemoryPressure'], []]);
     expect(s.logger.records.filter((r) => r.msg === 'Node condition changed').map((r) => r.fields['status'])).toEqual(['True', 'False']);
     expect(s.manager.nodeConditions().map((c) => [c.type, c.reason])).toEqual([
@@ -308,7 +400,14 @@ describe('grace periods and condition transitions', () => {
   });
 
   it('minimum reclaim keeps a met threshold until the extra amount is free', async () => {
-    const s = setup({ evictionHard: { 'memory.available': '1Gi' }, evictionMinimumReclaim: { 'memory.available': '500Mi' }, evictionPressureTransitionPeriodMs: 0 }, [pod('a'), pod('b')]);
+    const s = setup(
+      {
+        evictionHard: { 'memory.available': '1Gi' },
+        evictionMinimumReclaim: { 'memory.available': '500Mi' },
+        evictionPressureTransitionPeriodMs: 0,
+      },
+      [pod('a'), pod('b')],
+    );
     s.set({ ...pressure, pods: [stats('a'), stats('b')] });
     await s.manager.synchronize();
     expect(s.killed).toHaveLength(1);
@@ -324,21 +423,46 @@ describe('grace periods and condition transitions', () => {
 
 describe('local storage limits', () => {
   it('evicts for an emptyDir over its sizeLimit, a container over its ephemeral-storage limit, a pod over the sum; grace 0', async () => {
-    const withEmptyDir = newPod({ name: 'ed', uid: 'uid-ed', containers: [{ name: 'app' }], spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] } as Pod['spec'] });
-    const withLimit = newPod({ name: 'cl', uid: 'uid-cl', containers: [{ name: 'app', resources: { limits: { 'ephemeral-storage': '10Mi' } } }, { name: 'side', resources: { limits: { 'ephemeral-storage': '100Mi' } } }] });
+    const withEmptyDir = newPod({
+      name: 'ed',
+      uid: 'uid-ed',
+      containers: [{ name: 'app' }],
+      spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] } as Pod['spec'],
+    });
+    const withLimit = newPod({
+      name: 'cl',
+      uid: 'uid-cl',
+      containers: [
+        { name: 'app', resources: { limits: { 'ephemeral-storage': '10Mi' } } },
+        { name: 'side', resources: { limits: { 'ephemeral-storage': '100Mi' } } },
+      ],
+    });
     const podLimit = newPod({
       name: 'pl',
       uid: 'uid-pl',
-      containers: [{ name: 'a', resources: { limits: { 'ephemeral-storage': '10Mi' } } }, { name: 'b', resources: { limits: { 'ephemeral-storage': '10Mi' } } }],
+      containers: [
+        { name: 'a', resources: { limits: { 'ephemeral-storage': '10Mi' } } },
+        { name: 'b', resources: { limits: { 'ephemeral-storage': '10Mi' } } },
+      ],
       spec: { volumes: [{ name: 'v', emptyDir: {} }] } as Pod['spec'],
     });
-    const fine = newPod({ name: 'fine', uid: 'uid-fine', containers: [{ name: 'app', resources: { limits: { 'ephemeral-storage': '1Gi' } } }] });
+    const fine = newPod({
+      name: 'fine',
+      uid: 'uid-fine',
+      containers: [{ name: 'app', resources: { limits: { 'ephemeral-storage': '1Gi' } } }],
+    });
     const s = setup({}, [withEmptyDir, withLimit, podLimit, fine]);
     s.set({
       pods: [
         stats('ed', { volumes: [{ name: 'scratch', usedBytes: 2 * Mi }] }),
         stats('cl', { containers: [{ name: 'app', rootfsUsedBytes: 8 * Mi, logsUsedBytes: 3 * Mi }, { name: 'side' }] }),
-        stats('pl', { containers: [{ name: 'a', rootfsUsedBytes: 9 * Mi }, { name: 'b', rootfsUsedBytes: 9 * Mi }], volumes: [{ name: 'v', usedBytes: 3 * Mi }] }),
+        stats('pl', {
+          containers: [
+            { name: 'a', rootfsUsedBytes: 9 * Mi },
+            { name: 'b', rootfsUsedBytes: 9 * Mi },
+          ],
+          volumes: [{ name: 'v', usedBytes: 3 * Mi }],
+        }),
         stats('fine', { containers: [{ name: 'app', rootfsUsedBytes: 1 * Mi }] }),
       ],
     });
@@ -352,15 +476,35 @@ describe('local storage limits', () => {
   });
 
   it('asks for the node and the pods with local-storage limits only, and for every pod once it must rank', async () => {
-    const limited = newPod({ name: 'ed', uid: 'uid-ed', containers: [{ name: 'app' }], spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }] } as Pod['spec'] });
-    const initLimited = newPod({ name: 'il', uid: 'uid-il', containers: [{ name: 'app' }], spec: { initContainers: [{ name: 'init', image: 'busybox', resources: { limits: { 'ephemeral-storage': '1Gi' } } }] } as Partial<Pod['spec']> as Pod['spec'] });
+    const limited = newPod({
+      name: 'ed',
+      uid: 'uid-ed',
+      containers: [{ name: 'app' }],
+      spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }] } as Pod['spec'],
+    });
+    const initLimited = newPod({
+      name: 'il',
+      uid: 'uid-il',
+      containers: [{ name: 'app' }],
+      spec: { initContainers: [{ name: 'init', image: 'busybox', resources: { limits: { 'ephemeral-storage': '1Gi' } } }] } as Partial<
+        Pod['spec']
+      > as Pod['spec'],
+    });
     const plain = [pod('a'), pod('b', { memRequest: '10Mi' })];
     const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, [limited, initLimited, ...plain]);
     s.set({ pods: [stats('ed'), stats('il'), stats('a'), stats('b')] });
     expect(await s.manager.synchronize()).toEqual([]);
     expect(s.provider.calls).toEqual([{ updateStats: true, podUIDs: ['uid-ed', 'uid-il'] }]);
 
-    s.set({ memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi }, pods: [stats('ed'), stats('il'), stats('a', { memoryWorkingSetBytes: 5 * Mi }), stats('b', { memoryWorkingSetBytes: 50 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 50 * Mi }] })] });
+    s.set({
+      memory: { ...MEMORY_8G, workingSetBytes: 8 * Gi - 50 * Mi },
+      pods: [
+        stats('ed'),
+        stats('il'),
+        stats('a', { memoryWorkingSetBytes: 5 * Mi }),
+        stats('b', { memoryWorkingSetBytes: 50 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 50 * Mi }] }),
+      ],
+    });
     const evicted = await s.manager.synchronize();
     // Ranked with every pod's figures: b is 40Mi over its request.
     expect(evicted.map((p) => p.metadata.name)).toEqual(['b']);
@@ -368,7 +512,12 @@ describe('local storage limits', () => {
   });
 
   it('is off with localStorageCapacityIsolation: false', async () => {
-    const p = newPod({ name: 'ed', uid: 'uid-ed', containers: [{ name: 'app' }], spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] } as Pod['spec'] });
+    const p = newPod({
+      name: 'ed',
+      uid: 'uid-ed',
+      containers: [{ name: 'app' }],
+      spec: { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] } as Pod['spec'],
+    });
     const s = setup({}, [p], { localStorageCapacityIsolation: false });
     s.set({ pods: [stats('ed', { volumes: [{ name: 'scratch', usedBytes: 2 * Mi }] })] });
     expect(await s.manager.synchronize()).toEqual([]);
@@ -391,7 +540,11 @@ describe('admission', () => {
     expect(s.manager.admit(be)).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });
     expect(s.manager.admit(burstable)).toEqual({ admit: true });
     expect(s.manager.admit(critical)).toEqual({ admit: true });
-    const tolerant = newPod({ name: 't', containers: [{ name: 'app' }], spec: { tolerations: [{ key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' }] } as Pod['spec'] });
+    const tolerant = newPod({
+      name: 't',
+      containers: [{ name: 'app' }],
+      spec: { tolerations: [{ key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' }] } as Pod['spec'],
+    });
     expect(s.manager.admit(tolerant)).toEqual({ admit: true });
   });
 
@@ -399,7 +552,11 @@ describe('admission', () => {
     const s = setup({ evictionHard: { 'nodefs.available': '10%', 'pid.available': '100', 'memory.available': '1Gi' } }, []);
     s.set({ fs: { capacityBytes: 100, usedBytes: 95 }, memory: { ...MEMORY_8G, workingSetBytes: 7.5 * Gi } });
     await s.manager.synchronize();
-    expect(s.manager.admit(burstable)).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure DiskPressure]. ' });
+    expect(s.manager.admit(burstable)).toEqual({
+      admit: false,
+      reason: 'Evicted',
+      message: 'The node had condition: [MemoryPressure DiskPressure]. ',
+    });
     expect(s.manager.admit(critical)).toEqual({ admit: true });
     const p = setup({ evictionHard: { 'pid.available': '100' } }, []);
     p.set({ rlimit: { maxpid: 150, curproc: 100 } });

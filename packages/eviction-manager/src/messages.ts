@@ -15,9 +15,11 @@ export const MessageFormat = {
   container: (name: string, usage: string, request: string, resource: string): string =>
     `Container ${name} was using ${usage}, request is ${request}, has larger consumption of ${resource}. `,
   nodeCondition: (conditions: readonly string[]): string => `The node had condition: [${conditions.join(' ')}]. `,
-  emptyDir: (volume: string, limit: string): string => `Usage of EmptyDir volume ${JSON.stringify(volume)} exceeds the limit ${JSON.stringify(limit)}. `,
+  emptyDir: (volume: string, limit: string): string =>
+    `Usage of EmptyDir volume ${JSON.stringify(volume)} exceeds the limit ${JSON.stringify(limit)}. `,
   podEphemeralStorage: (limit: string): string => `Pod ephemeral local storage usage exceeds the total limit of containers ${limit}. `,
-  containerEphemeralStorage: (container: string, limit: string): string => `Container ${container} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `,
+  containerEphemeralStorage: (container: string, limit: string): string =>
+    `Container ${container} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `,
 } as const;
 
 function thresholdText(t: EvictionThreshold, capacity: number): string {
@@ -28,7 +30,13 @@ function thresholdText(t: EvictionThreshold, capacity: number): string {
  * Upstream evictionMessage: the starved resource, the threshold and what was available, and each
  * container using more than it requested (memory: working set; ephemeral-storage: rootfs + logs).
  */
-export function evictionMessage(resource: StarvedResource, pod: Pod, stats: PodStatsFn, thresholds: readonly EvictionThreshold[], observations: SignalObservations): string {
+export function evictionMessage(
+  resource: StarvedResource,
+  pod: Pod,
+  stats: PodStatsFn,
+  thresholds: readonly EvictionThreshold[],
+  observations: SignalObservations,
+): string {
   let message = MessageFormat.nodeLow(resource);
   // Upstream getThresholdMetInfo: the first met threshold of that resource.
   for (const t of thresholds) {
@@ -45,7 +53,8 @@ export function evictionMessage(resource: StarvedResource, pod: Pod, stats: PodS
     if (container === undefined) continue;
     let usage: number | undefined;
     if (resource === 'memory' && cs.memory?.workingSetBytes !== undefined) usage = cs.memory.workingSetBytes;
-    if (resource === 'ephemeral-storage' && cs.rootfs?.usedBytes !== undefined && cs.logs?.usedBytes !== undefined) usage = containerEphemeralUsage(cs, true);
+    if (resource === 'ephemeral-storage' && cs.rootfs?.usedBytes !== undefined && cs.logs?.usedBytes !== undefined)
+      usage = containerEphemeralUsage(cs, true);
     if (usage !== undefined && usage > containerRequest(container, resource)) {
       message += MessageFormat.container(container.name, formatBinaryQuantity(usage), containerRequestText(container, resource), resource);
     }

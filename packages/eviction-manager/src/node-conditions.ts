@@ -11,7 +11,9 @@ export interface NodeCondition {
 }
 
 /** Upstream nodestatus setters' reasons and messages per pressure condition. */
-export const NODE_CONDITION_TEXT: Readonly<Record<PressureConditionType, { true: { reason: string; message: string }; false: { reason: string; message: string } }>> = {
+export const NODE_CONDITION_TEXT: Readonly<
+  Record<PressureConditionType, { true: { reason: string; message: string }; false: { reason: string; message: string } }>
+> = {
   MemoryPressure: {
     true: { reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' },
     false: { reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },

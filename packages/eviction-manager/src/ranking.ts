@@ -69,7 +69,10 @@ export function rankMemoryPressure(pods: Pod[], stats: PodStatsFn): void {
 
 /** Upstream rankPIDPressure: priority, then process count. */
 export function rankPIDPressure(pods: Pod[], stats: PodStatsFn): void {
-  orderedBy(byPriority, byLargest(stats, (_, s) => podProcessCount(s)))(pods);
+  orderedBy(
+    byPriority,
+    byLargest(stats, (_, s) => podProcessCount(s)),
+  )(pods);
 }
 
 /**

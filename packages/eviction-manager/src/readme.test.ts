@@ -15,7 +15,10 @@ describe('README', () => {
     const pods = [newPod({ name: 'web', uid: 'uid-web' })];
     const killed: Array<{ name: string; request: KillPodRequest }> = [];
     const summaryProvider = new FakeSummaryProvider(
-      newSummary({ memory: { capacityBytes: 8 * Gi, workingSetBytes: 8 * Gi - 50 * 1024 ** 2 }, pods: [newPodStats({ name: 'web', uid: 'uid-web' })] }),
+      newSummary({
+        memory: { capacityBytes: 8 * Gi, workingSetBytes: 8 * Gi - 50 * 1024 ** 2 },
+        pods: [newPodStats({ name: 'web', uid: 'uid-web' })],
+      }),
     );
     const lifecycle = {
       getActivePods: () => pods,

@@ -28,12 +28,18 @@ export function makeSignalObservations(summary: Summary): SignalObservations {
   }
   const pods = node.systemContainers?.find((c) => c.name === 'pods')?.memory;
   if (pods?.availableBytes !== undefined && pods.workingSetBytes !== undefined) {
-    out['allocatableMemory.available'] = { available: pods.availableBytes, capacity: pods.availableBytes + pods.workingSetBytes, time: pods.time };
+    out['allocatableMemory.available'] = {
+      available: pods.availableBytes,
+      capacity: pods.availableBytes + pods.workingSetBytes,
+      time: pods.time,
+    };
   }
   const fsSignals = (fs: typeof node.fs, bytes: EvictionSignal, inodes: EvictionSignal): void => {
     if (fs === undefined) return;
-    if (fs.availableBytes !== undefined && fs.capacityBytes !== undefined) out[bytes] = { available: fs.availableBytes, capacity: fs.capacityBytes, time: fs.time };
-    if (fs.inodesFree !== undefined && fs.inodes !== undefined) out[inodes] = { available: fs.inodesFree, capacity: fs.inodes, time: fs.time };
+    if (fs.availableBytes !== undefined && fs.capacityBytes !== undefined)
+      out[bytes] = { available: fs.availableBytes, capacity: fs.capacityBytes, time: fs.time };
+    if (fs.inodesFree !== undefined && fs.inodes !== undefined)
+      out[inodes] = { available: fs.inodesFree, capacity: fs.inodes, time: fs.time };
   };
   fsSignals(node.fs, 'nodefs.available', 'nodefs.inodesFree');
   fsSignals(node.runtime?.imageFs, 'imagefs.available', 'imagefs.inodesFree');
@@ -49,7 +55,11 @@ export function makeSignalObservations(summary: Summary): SignalObservations {
  * Upstream thresholdsMet: the thresholds whose signal is below the threshold quantity (plus the
  * minimum reclaim when `enforceMinReclaim`). Thresholds without an observation are not met.
  */
-export function thresholdsMet(thresholds: readonly EvictionThreshold[], observations: SignalObservations, enforceMinReclaim: boolean): EvictionThreshold[] {
+export function thresholdsMet(
+  thresholds: readonly EvictionThreshold[],
+  observations: SignalObservations,
+  enforceMinReclaim: boolean,
+): EvictionThreshold[] {
   return thresholds.filter((t) => {
     const observed = observations[t.signal];
     if (observed === undefined) return false;

@@ -98,7 +98,8 @@ export function parseThresholdConfig(config: EvictionConfig): EvictionThreshold[
     const s = checkSignal(signal, field);
     const grace = config.evictionSoftGracePeriodMs?.[signal];
     // matches kubelet: "grace period must be specified for the soft eviction threshold"
-    if (grace === undefined) throw new EvictionError('INVALID_CONFIG', `${field}: grace period must be specified for the soft eviction threshold ${signal}`);
+    if (grace === undefined)
+      throw new EvictionError('INVALID_CONFIG', `${field}: grace period must be specified for the soft eviction threshold ${signal}`);
     add(s, parseThresholdValue(value, field), grace);
   }
   return out;

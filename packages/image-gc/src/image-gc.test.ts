@@ -17,7 +17,14 @@ const id = (c: string): string => `sha256:${c.repeat(64)}`;
 function setup(extra: Partial<ImageGCOptions> = {}) {
   const clock = new FakeClock();
   const cri: FakeCriClient = createFakeCriClient({ clock });
-  for (const [name, c] of [['a', 'a'], ['b', 'b'], ['c', 'c'], ['d', 'd'], ['e', 'e'], ['f', 'f']] as const) {
+  for (const [name, c] of [
+    ['a', 'a'],
+    ['b', 'b'],
+    ['c', 'c'],
+    ['d', 'd'],
+    ['e', 'e'],
+    ['f', 'f'],
+  ] as const) {
     cri.image.addImage({ ref: `registry.test/${name}:1`, id: id(c), size: 6 * MB });
   }
   cri.image.addImage({ ref: 'registry.test/pause:3.9', id: id('0'), size: MB });
@@ -50,7 +57,9 @@ function setup(extra: Partial<ImageGCOptions> = {}) {
     await cri.runtime.removeContainer({ containerId });
   };
   const present = (): string[] =>
-    ['a', 'b', 'c', 'd', 'e', 'f', 'pause', 'pinned'].filter((x) => cri.image.hasImage(x === 'pause' ? 'registry.test/pause:3.9' : `registry.test/${x}:1`));
+    ['a', 'b', 'c', 'd', 'e', 'f', 'pause', 'pinned'].filter((x) =>
+      cri.image.hasImage(x === 'pause' ? 'registry.test/pause:3.9' : `registry.test/${x}:1`),
+    );
   const removedOrder = (): string[] => cri.image.callsOf('removeImage').map((c) => (c.request as { image: { image: string } }).image.image);
   return { clock, cri, gc, disk, statfsCalls, logger, useImage, removeContainer, present, removedOrder };
 }
@@ -98,7 +107,9 @@ describe('createImageGC: garbageCollect', () => {
     await t.clock.advance(MINUTE);
     const err = await t.gc.garbageCollect().catch((e: unknown) => e);
     expect(ImageGCError.is(err) && err.code).toBe('FREE_DISK_SPACE_FAILED');
-    expect((err as Error).message).toBe(`Failed to garbage collect required amount of images. Attempted to free ${90 * MB} bytes, but only found ${24 * MB} bytes eligible to free.`);
+    expect((err as Error).message).toBe(
+      `Failed to garbage collect required amount of images. Attempted to free ${90 * MB} bytes, but only found ${24 * MB} bytes eligible to free.`,
+    );
     expect(t.present()).toEqual(['d', 'e', 'pause', 'pinned']);
   });
 
@@ -174,7 +185,10 @@ describe('createImageGC: garbageCollect', () => {
         throw new Error('ENOENT');
       },
     });
-    await expect(t2.gc.garbageCollect()).rejects.toMatchObject({ code: 'IMAGE_FS', message: expect.stringContaining('Failed to statfs the image filesystem') });
+    await expect(t2.gc.garbageCollect()).rejects.toMatchObject({
+      code: 'IMAGE_FS',
+      message: expect.stringContaining('Failed to statfs the image filesystem'),
+    });
   });
 
   it('nothing is removed when listing containers fails', async () => {
@@ -218,7 +232,10 @@ describe('createImageGC: the sandbox image', () => {
     const status = t.cri.runtime.status.bind(t.cri.runtime);
     t.cri.runtime.status = async (req, opts): Promise<StatusResponse> => {
       const answer = await status(req, opts);
-      return { ...answer, info: req.verbose ? { config: JSON.stringify({ sandboxImage: 'registry.test/pause:3.9', containerd: {} }) } : {} };
+      return {
+        ...answer,
+        info: req.verbose ? { config: JSON.stringify({ sandboxImage: 'registry.test/pause:3.9', containerd: {} }) } : {},
+      };
     };
     await t.gc.deleteUnusedImages();
     expect(t.removedOrder()).not.toContain(id('0'));
@@ -247,7 +264,10 @@ describe('createImageGC: last-used times survive a restart', () => {
     const t = setup({ stateFile });
     // f is used before e: f is older, although e's ID sorts first
     await useInTurn(t, ['registry.test/f:1', 'registry.test/e:1']);
-    const saved = JSON.parse(await fs.readFile(stateFile, 'utf8')) as { version: number; images: Record<string, { firstDetected: string; lastUsed?: string }> };
+    const saved = JSON.parse(await fs.readFile(stateFile, 'utf8')) as {
+      version: number;
+      images: Record<string, { firstDetected: string; lastUsed?: string }>;
+    };
     expect(saved.version).toBe(1);
     expect(saved.images[id('f')]?.lastUsed).toBe(new Date(t.clock.now() - MINUTE).toISOString());
     expect(saved.images[id('e')]?.lastUsed).toBe(new Date(t.clock.now()).toISOString());
@@ -276,7 +296,13 @@ describe('createImageGC: last-used times survive a restart', () => {
     const t = setup({ stateFile });
     await t.gc.detectImages();
     await t.clock.advance(3 * MINUTE);
-    const restarted = createImageGC({ imageService: t.cri.image, runtimeService: t.cri.runtime, sandboxImage: 'registry.test/pause:3.9', stateFile, clock: t.clock });
+    const restarted = createImageGC({
+      imageService: t.cri.image,
+      runtimeService: t.cri.runtime,
+      sandboxImage: 'registry.test/pause:3.9',
+      stateFile,
+      clock: t.clock,
+    });
     await restarted.detectImages();
     expect(restarted.imageRecords().find((r) => r.id === id('a'))?.firstDetectedMs).toBe(t.clock.now() - 3 * MINUTE);
     // images gone are dropped from the file
@@ -322,8 +348,12 @@ describe('createImageGC: run', () => {
     t.cri.image.injectError('listImages', 'UNAVAILABLE', { times: 2 });
     await t.clock.advance(5 * MINUTE);
     await t.clock.advance(5 * MINUTE);
-    expect(t.logger.records.filter((r) => r.level === 'warn').map((r) => r.msg)).toEqual(['Image garbage collection failed once. Stats initialization may not have completed yet']);
-    expect(t.logger.records.filter((r) => r.level === 'error').map((r) => r.msg)).toEqual(['Image garbage collection failed multiple times in a row']);
+    expect(t.logger.records.filter((r) => r.level === 'warn').map((r) => r.msg)).toEqual([
+      'Image garbage collection failed once. Stats initialization may not have completed yet',
+    ]);
+    expect(t.logger.records.filter((r) => r.level === 'error').map((r) => r.msg)).toEqual([
+      'Image garbage collection failed multiple times in a row',
+    ]);
     t.disk.availableBytes = 10 * MB;
     await t.clock.advance(5 * MINUTE);
     expect(t.statfsCalls).toHaveLength(2);
@@ -351,10 +381,13 @@ describe('createImageGC: run', () => {
 describe('createImageGC: policy', () => {
   it('refuses thresholds out of range or inverted, as upstream', () => {
     const cri = createFakeCriClient();
-    const make = (policy: ImageGCOptions['policy']) => () => createImageGC({ imageService: cri.image, runtimeService: cri.runtime, policy });
+    const make = (policy: ImageGCOptions['policy']) => () =>
+      createImageGC({ imageService: cri.image, runtimeService: cri.runtime, policy });
     expect(make({ highThresholdPercent: 101 })).toThrow('invalid HighThresholdPercent 101, must be in range [0-100]');
     expect(make({ lowThresholdPercent: -1 })).toThrow('invalid LowThresholdPercent -1, must be in range [0-100]');
-    expect(make({ highThresholdPercent: 50, lowThresholdPercent: 60 })).toThrow('LowThresholdPercent 60 can not be higher than HighThresholdPercent 50');
+    expect(make({ highThresholdPercent: 50, lowThresholdPercent: 60 })).toThrow(
+      'LowThresholdPercent 60 can not be higher than HighThresholdPercent 50',
+    );
     let err: unknown;
     try {
       make({ minAgeMs: -1 })();

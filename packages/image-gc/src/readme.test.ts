@@ -15,10 +15,19 @@ describe('README', () => {
     const cri = createFakeCriClient({ clock });
     cri.image.addImage({ ref: 'registry.test/old:1', size: 5_000_000 });
     cri.image.addImage({ ref: 'registry.test/pause:3.9', size: 1_000_000 });
-    const testOnly = { clock, statfs: async () => ({ capacityBytes: 100_000_000, availableBytes: 15_000_000 }), sandboxImage: 'registry.test/pause:3.9' };
+    const testOnly = {
+      clock,
+      statfs: async () => ({ capacityBytes: 100_000_000, availableBytes: 15_000_000 }),
+      sandboxImage: 'registry.test/pause:3.9',
+    };
     const controller = new AbortController();
     const signal = controller.signal;
-    await createImageGC({ imageService: cri.image, runtimeService: cri.runtime, stateFile: path.join(rootDir, 'image-gc', 'state.json'), clock }).detectImages();
+    await createImageGC({
+      imageService: cri.image,
+      runtimeService: cri.runtime,
+      stateFile: path.join(rootDir, 'image-gc', 'state.json'),
+      clock,
+    }).detectImages();
     await clock.advance(3 * 60_000);
     try {
       // README:begin

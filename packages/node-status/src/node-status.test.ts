@@ -5,7 +5,19 @@ import { NodeSchema } from '@kubelet-ts/api';
 import { newNodeInfo } from '@kubelet-ts/api/testing';
 import type { NodeCondition } from '@kubelet-ts/api';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
-import { conditions, createNodeStatus, daemonEndpoints, goArch, images, machineInfo, nodeAddress, osImageFrom, platformInfo, readHostInfo, versionInfo } from './index.js';
+import {
+  conditions,
+  createNodeStatus,
+  daemonEndpoints,
+  goArch,
+  images,
+  machineInfo,
+  nodeAddress,
+  osImageFrom,
+  platformInfo,
+  readHostInfo,
+  versionInfo,
+} from './index.js';
 import { FakeNodeSink } from './testing/index.js';
 
 const pressure = (type: string, status: 'True' | 'False'): NodeCondition => ({
@@ -33,7 +45,12 @@ describe('node status: the built node', () => {
           systemUUID: () => info.systemUUID,
           bootID: async () => info.bootID,
         }),
-        versionInfo({ kernelVersion: () => info.kernelVersion, osImage: () => info.osImage, containerRuntimeVersion: async () => info.containerRuntimeVersion, kubeletVersion: info.kubeletVersion }),
+        versionInfo({
+          kernelVersion: () => info.kernelVersion,
+          osImage: () => info.osImage,
+          containerRuntimeVersion: async () => info.containerRuntimeVersion,
+          kubeletVersion: info.kubeletVersion,
+        }),
         platformInfo({ operatingSystem: info.operatingSystem, architecture: info.architecture }),
         daemonEndpoints(() => 10250),
         images(
@@ -79,23 +96,39 @@ describe('node status: the built node', () => {
     const status = createNodeStatus({
       nodeName: 'node-1',
       setters: [
-        versionInfo({ kernelVersion: () => '6.1.0', osImage: () => 'x', containerRuntimeVersion: () => Promise.reject(new Error('runtime down')), kubeletVersion: 'v1' }),
+        versionInfo({
+          kernelVersion: () => '6.1.0',
+          osImage: () => 'x',
+          containerRuntimeVersion: () => Promise.reject(new Error('runtime down')),
+          kubeletVersion: 'v1',
+        }),
         daemonEndpoints(() => 0),
       ],
       logger,
     });
     const node = await status.getNode();
-    expect(node.metadata.labels).toEqual({ 'kubernetes.io/hostname': 'node-1', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': goArch() });
+    expect(node.metadata.labels).toEqual({
+      'kubernetes.io/hostname': 'node-1',
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': goArch(),
+    });
     expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 0 } });
     expect(node.status?.nodeInfo).toMatchObject({ kernelVersion: '6.1.0', containerRuntimeVersion: '' });
-    expect(logger.find('Failed to set some node status fields')[0]?.fields).toMatchObject({ setter: 'VersionInfo', node: 'node-1', err: 'runtime down' });
+    expect(logger.find('Failed to set some node status fields')[0]?.fields).toMatchObject({
+      setter: 'VersionInfo',
+      node: 'node-1',
+      err: 'runtime down',
+    });
   });
 
   it('falls back to capacity for allocatable while allocatable is unknown; keeps every image with maxImages -1', async () => {
     const many = Array.from({ length: 60 }, (_, i) => ({ repoTags: [`img:${i}`], repoDigests: [], sizeBytes: i }));
     const node = await createNodeStatus({
       nodeName: 'n',
-      setters: [machineInfo({ capacity: () => ({ cpu: '2', memory: '1Gi' }), allocatable: () => undefined, maxPods: 10 }), images(() => many, -1)],
+      setters: [
+        machineInfo({ capacity: () => ({ cpu: '2', memory: '1Gi' }), allocatable: () => undefined, maxPods: 10 }),
+        images(() => many, -1),
+      ],
     }).getNode();
     expect(node.status?.allocatable).toEqual({ cpu: '2', memory: '1Gi', pods: '10' });
     expect(node.status?.images).toHaveLength(60);

@@ -9,7 +9,12 @@ const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 
 describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
-    const memory: NodeCondition = { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' };
+    const memory: NodeCondition = {
+      type: 'MemoryPressure',
+      status: 'False',
+      reason: 'KubeletHasSufficientMemory',
+      message: 'kubelet has sufficient memory available',
+    };
     const evictionManager = { nodeConditions: (): NodeCondition[] => [memory] };
 
     // README:begin
@@ -18,7 +23,12 @@ describe('README', () => {
       setters: [
         nodeAddress({ nodeIPs: () => ['192.168.1.10'], hostname: () => 'node-1' }),
         machineInfo({ capacity: () => ({ cpu: '4', memory: '8Gi' }), allocatable: () => ({ cpu: '3800m', memory: '7Gi' }), maxPods: 110 }),
-        versionInfo({ kernelVersion: () => '6.1.0', osImage: () => 'Debian GNU/Linux 12 (bookworm)', containerRuntimeVersion: async () => 'containerd://1.6.20', kubeletVersion: 'v1.34.0' }),
+        versionInfo({
+          kernelVersion: () => '6.1.0',
+          osImage: () => 'Debian GNU/Linux 12 (bookworm)',
+          containerRuntimeVersion: async () => 'containerd://1.6.20',
+          kubeletVersion: 'v1.34.0',
+        }),
         platformInfo(),
         daemonEndpoints(() => 0), // no authenticated server in standalone mode
         images(async () => [{ repoTags: ['busybox:1.36'], repoDigests: [], sizeBytes: 4_400_000 }], 50),

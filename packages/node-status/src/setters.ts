@@ -96,7 +96,9 @@ export function versionInfo(providers: VersionInfoProviders): NodeStatusSetter {
 }
 
 /** Upstream GoRuntime: the operating system and architecture the kubelet runs on. */
-export function platformInfo(platform: { operatingSystem: string; architecture: string } = { operatingSystem: 'linux', architecture: goArch() }): NodeStatusSetter {
+export function platformInfo(
+  platform: { operatingSystem: string; architecture: string } = { operatingSystem: 'linux', architecture: goArch() },
+): NodeStatusSetter {
   return {
     name: 'GoRuntime',
     set(node) {
@@ -134,7 +136,10 @@ export function images(list: Provider<readonly NodeImage[]>, maxImages: number):
     async set(node) {
       const sorted = [...(await list())].sort((a, b) => b.sizeBytes - a.sizeBytes);
       const kept = maxImages >= 0 ? sorted.slice(0, maxImages) : sorted;
-      statusOf(node).images = kept.map((image): ContainerImage => ({ names: [...image.repoDigests, ...image.repoTags].slice(0, MAX_NAMES_PER_IMAGE), sizeBytes: image.sizeBytes }));
+      statusOf(node).images = kept.map((image): ContainerImage => ({
+        names: [...image.repoDigests, ...image.repoTags].slice(0, MAX_NAMES_PER_IMAGE),
+        sizeBytes: image.sizeBytes,
+      }));
     },
   };
 }

@@ -7,4 +7,6 @@ export type PluginManagerErrorCode =
   | 'INVALID_PLUGIN_INFO';
 
 /** The one error class of @kubelet-ts/plugin-manager. */
-export class PluginManagerError extends defineError<PluginManagerErrorCode>('PluginManagerError', { defaultCode: 'PLUGIN_REGISTRATION_FAILED' }) {}
+export class PluginManagerError extends defineError<PluginManagerErrorCode>('PluginManagerError', {
+  defaultCode: 'PLUGIN_REGISTRATION_FAILED',
+}) {}

@@ -22,7 +22,12 @@ afterEach(async () => {
 });
 
 async function plugin(file: string, options: Partial<FakeRegistrationServerOptions> = {}): Promise<FakeRegistrationServer> {
-  const server = createFakeRegistrationServer({ socketPath: join(registry, file), name: DRIVER, endpoint: join(tmp, 'csi.sock'), ...options });
+  const server = createFakeRegistrationServer({
+    socketPath: join(registry, file),
+    name: DRIVER,
+    endpoint: join(tmp, 'csi.sock'),
+    ...options,
+  });
   await server.start();
   servers.push(server);
   return server;
@@ -46,7 +51,13 @@ describe('createPluginWatcher', () => {
       { method: 'registerPlugin', name: DRIVER, endpoint: join(tmp, 'csi.sock'), versions: ['1.0.0', '1.2.0'] },
     ]);
     expect(watcher.getRegisteredPlugins()).toEqual([
-      { socketPath: join(registry, 'bind-reg.sock'), type: 'CSIPlugin', name: DRIVER, endpoint: join(tmp, 'csi.sock'), supportedVersions: ['1.0.0', '1.2.0'] },
+      {
+        socketPath: join(registry, 'bind-reg.sock'),
+        type: 'CSIPlugin',
+        name: DRIVER,
+        endpoint: join(tmp, 'csi.sock'),
+        supportedVersions: ['1.0.0', '1.2.0'],
+      },
     ]);
 
     // Nothing is asked again while the socket stays.
@@ -77,8 +88,15 @@ describe('createPluginWatcher', () => {
     const device = await plugin('device.sock', { type: 'DevicePlugin', name: 'example.com/gpu' });
     const v2 = await plugin('v2.sock', { name: 'v2.csi', supportedVersions: ['2.0.0'] });
     await watcher.sync();
-    expect(device.statuses).toEqual([{ pluginRegistered: false, error: `RegisterPlugin error -- no handler registered for plugin type: DevicePlugin at socket ${join(registry, 'device.sock')}` }]);
-    expect(v2.statuses).toEqual([{ pluginRegistered: false, error: 'RegisterPlugin error -- plugin validation failed with err: none is 1.x' }]);
+    expect(device.statuses).toEqual([
+      {
+        pluginRegistered: false,
+        error: `RegisterPlugin error -- no handler registered for plugin type: DevicePlugin at socket ${join(registry, 'device.sock')}`,
+      },
+    ]);
+    expect(v2.statuses).toEqual([
+      { pluginRegistered: false, error: 'RegisterPlugin error -- plugin validation failed with err: none is 1.x' },
+    ]);
     expect(csi.methods()).toEqual(['validatePlugin']);
 
     await watcher.sync();
@@ -93,7 +111,9 @@ describe('createPluginWatcher', () => {
     csi.registerError = new Error('NodeGetInfo failed: not ready');
     const reg = await plugin('bind-reg.sock');
     await watcher.sync();
-    expect(reg.statuses).toEqual([{ pluginRegistered: false, error: 'RegisterPlugin error -- plugin registration failed with err: NodeGetInfo failed: not ready' }]);
+    expect(reg.statuses).toEqual([
+      { pluginRegistered: false, error: 'RegisterPlugin error -- plugin registration failed with err: NodeGetInfo failed: not ready' },
+    ]);
     expect(watcher.getRegisteredPlugins()).toEqual([]);
     csi.registerError = undefined;
     await clock.advance(500);

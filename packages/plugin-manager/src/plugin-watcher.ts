@@ -134,7 +134,13 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
   return {
     sync,
     getRegisteredPlugins: () =>
-      [...registered.values()].map((r) => ({ socketPath: r.socketPath, type: r.type, name: r.name, endpoint: r.endpoint, supportedVersions: [...r.supportedVersions] })),
+      [...registered.values()].map((r) => ({
+        socketPath: r.socketPath,
+        type: r.type,
+        name: r.name,
+        endpoint: r.endpoint,
+        supportedVersions: [...r.supportedVersions],
+      })),
     async run(signal) {
       await mkdir(options.dir, { recursive: true, mode: 0o750 }).catch(() => undefined); // so that fs.watch has a directory
       let nap: AbortController | undefined;
@@ -142,9 +148,14 @@ export function createPluginWatcher(options: PluginWatcherOptions): PluginWatche
       if (options.watch ?? true) {
         try {
           watcher = watch(options.dir, { recursive: false }, () => nap?.abort());
-          watcher.on('error', (err) => logger.warn('fs.watch of the plugin registration directory failed; rescanning periodically only', { err: errorMessage(err) }));
+          watcher.on('error', (err) =>
+            logger.warn('fs.watch of the plugin registration directory failed; rescanning periodically only', { err: errorMessage(err) }),
+          );
         } catch (err) {
-          logger.warn('Cannot watch the plugin registration directory; rescanning periodically only', { dir: options.dir, err: errorMessage(err) });
+          logger.warn('Cannot watch the plugin registration directory; rescanning periodically only', {
+            dir: options.dir,
+            err: errorMessage(err),
+          });
         }
       }
       const onAbort = (): void => nap?.abort();

@@ -16,7 +16,11 @@ describe('README', () => {
     const tmp = await mkdtemp(join(os.tmpdir(), 'pm-readme-'));
     const rootDir = join(tmp, 'root');
     await mkdir(pluginsRegistryDir(rootDir), { recursive: true });
-    const registration = createFakeRegistrationServer({ socketPath: join(pluginsRegistryDir(rootDir), 'demo-reg.sock'), name: 'demo.csi', endpoint: '/run/demo/csi.sock' });
+    const registration = createFakeRegistrationServer({
+      socketPath: join(pluginsRegistryDir(rootDir), 'demo-reg.sock'),
+      name: 'demo.csi',
+      endpoint: '/run/demo/csi.sock',
+    });
     await registration.start();
     const controller = new AbortController();
     const signal = controller.signal;

@@ -15,14 +15,7 @@ export { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
 export type { PodCacheEntry, PodStatusCache } from './pod-cache.js';
 export { createReasonCache } from './reason-cache.js';
 export type { ContainerStartFailure, ReasonCache } from './reason-cache.js';
-export {
-  generatePodStatus,
-  getPodPhase,
-  alwaysReady,
-  alwaysStarted,
-  pastActiveDeadline,
-  DEADLINE_EXCEEDED,
-} from './status/generate.js';
+export { generatePodStatus, getPodPhase, alwaysReady, alwaysStarted, pastActiveDeadline, DEADLINE_EXCEEDED } from './status/generate.js';
 export type { ContainerRef, GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
 export { generatePodReadyToStartContainersCondition } from './status/ready-to-start.js';
 export { createGenericPleg } from './pleg.js';

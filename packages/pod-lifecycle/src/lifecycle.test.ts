@@ -67,7 +67,12 @@ describe('pod lifecycle: sync loop', () => {
       qosClass: 'BestEffort',
       startTime: expect.stringMatching(/^2026-01-01T00:00:0\dZ$/),
     });
-    expect(status?.containerStatuses?.[0]).toMatchObject({ name: 'app', ready: true, started: true, containerID: `containerd://${app?.id}` });
+    expect(status?.containerStatuses?.[0]).toMatchObject({
+      name: 'app',
+      ready: true,
+      started: true,
+      containerID: `containerd://${app?.id}`,
+    });
     expect(status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(h.lifecycle.getPods()).toEqual([{ ...pod, status }]);
   });
@@ -92,7 +97,8 @@ describe('pod lifecycle: sync loop', () => {
     const pod = makePod({ name: 'web', containers: [{ name: 'app', image: 'busybox', readinessProbe: { httpGet: { port: 8080 } } }] });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     await h.clock.advance(2_000);
-    const readyCondition = (): string | undefined => h.lifecycle.getPodStatus(pod.metadata.uid)?.conditions?.find((c) => c.type === 'Ready')?.status;
+    const readyCondition = (): string | undefined =>
+      h.lifecycle.getPodStatus(pod.metadata.uid)?.conditions?.find((c) => c.type === 'Ready')?.status;
     expect(readyCondition()).toBe('False');
     const before = h.syncsOf(pod).length;
     ready = true;
@@ -161,7 +167,10 @@ describe('pod lifecycle: sync loop', () => {
     const pod = makePod({ terminationGracePeriodSeconds: 30 });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
     await h.clock.advance(2_000);
-    const deleting: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:02Z', deletionGracePeriodSeconds: 3 } };
+    const deleting: Pod = {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:02Z', deletionGracePeriodSeconds: 3 },
+    };
     h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'api', pods: [deleting] });
     await h.clock.advance(3_000);
     expect(h.runtime.callsOf('killPod')[0]?.gracePeriodOverrideSeconds).toBe(3);
@@ -254,7 +263,11 @@ describe('pod lifecycle: sync loop', () => {
     const pod = makePod();
     let fail = true;
     h.runtime.onSyncPod = (p, status, backoff, rt) => {
-      if (fail) return { results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'pull failed' }], error: new Error('ErrImagePull') };
+      if (fail)
+        return {
+          results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'pull failed' }],
+          error: new Error('ErrImagePull'),
+        };
       rt.onSyncPod = undefined;
       return rt.syncPod(p, status, backoff);
     };
@@ -337,7 +350,11 @@ describe('pod lifecycle: sync loop', () => {
     const syncsBefore = syncs.length;
     expect(syncsBefore).toBeGreaterThanOrEqual(changesBefore);
     // A resync (a liveness result changed, nothing else did): the everySync listener hears it, the other does not.
-    h.lifecycle.handleProbeResult({ probeType: 'liveness', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
+    h.lifecycle.handleProbeResult({
+      probeType: 'liveness',
+      podUID: pod.metadata.uid,
+      containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '',
+    });
     await h.clock.advance(1_000);
     expect(changes.length).toBe(changesBefore);
     expect(syncs.length).toBeGreaterThan(syncsBefore);
@@ -385,7 +402,11 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.callsOf('killPod')).toHaveLength(0);
     await h.clock.advance(10_000);
     const status = h.lifecycle.getPodStatus(pod.metadata.uid);
-    expect(status).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(status).toMatchObject({
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    });
     expect(status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
     expect(h.runtime.callsOf('killPod')).toHaveLength(1);
     expect(h.podWorkers.state(pod.metadata.uid)).toBe('terminated');
@@ -489,7 +510,9 @@ describe('pod lifecycle: volumes and pod directories', () => {
 describe('pod lifecycle: admission and eviction', () => {
   const underMemoryPressure = {
     admit: ({ pod }: { pod: Pod }) =>
-      pod.metadata.name.startsWith('be') ? { admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' } : { admit: true },
+      pod.metadata.name.startsWith('be')
+        ? { admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' }
+        : { admit: true },
   };
 
   it('refuses a new pod an admit handler refuses: Failed with the reason and "Pod was rejected: …", never started, even on resync', async () => {
@@ -497,15 +520,28 @@ describe('pod lifecycle: admission and eviction', () => {
     const refused = makePod({ name: 'be-pod' });
     const admitted = makePod({ name: 'ok-pod' });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [refused, admitted] });
-    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'Pod was rejected: The node had condition: [MemoryPressure]. ',
+    });
     h.lifecycle.setSourcesReady();
     await h.clock.advance(70_000);
     expect(h.syncsOf(refused)).toHaveLength(0);
     expect(h.runtime.latestContainer(refused.metadata.uid, 'app')).toBeUndefined();
     expect(h.runtime.latestContainer(admitted.metadata.uid, 'app')?.state).toBe('running');
-    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+    expect(h.lifecycle.getPodStatus(refused.metadata.uid)).toMatchObject({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'Pod was rejected: The node had condition: [MemoryPressure]. ',
+    });
     expect(h.lifecycle.getActivePods().map((p) => p.metadata.name)).toEqual(['ok-pod']);
-    expect(h.lifecycle.getPods().map((p) => p.metadata.name).sort()).toEqual(['be-pod', 'ok-pod']);
+    expect(
+      h.lifecycle
+        .getPods()
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['be-pod', 'ok-pod']);
   });
 
   it('consults handlers added later, and not for pods already started', async () => {
@@ -530,7 +566,12 @@ describe('pod lifecycle: admission and eviction', () => {
     const message = 'The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ';
     let resolved = false;
     const done = h.lifecycle
-      .evictPod(pod.metadata.uid, { gracePeriodSeconds: 1, reason: 'Evicted', message, condition: { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message } })
+      .evictPod(pod.metadata.uid, {
+        gracePeriodSeconds: 1,
+        reason: 'Evicted',
+        message,
+        condition: { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message },
+      })
       .then(() => (resolved = true));
     expect(h.lifecycle.getActivePods()).toHaveLength(0);
     await h.clock.advance(2_000);
@@ -540,7 +581,11 @@ describe('pod lifecycle: admission and eviction', () => {
     await h.clock.advance(120_000);
     const status = h.lifecycle.getPodStatus(pod.metadata.uid);
     expect(status).toMatchObject({ phase: 'Failed', reason: 'Evicted', message });
-    expect(status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message });
+    expect(status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message,
+    });
     expect(h.runtime.callsOf('killPod')).toHaveLength(1);
     expect(h.runtime.latestContainer(pod.metadata.uid, 'app')?.state).not.toBe('running');
     expect(h.lifecycle.podResourcesAreReclaimed(pod.metadata.uid)).toBe(true);
@@ -549,7 +594,9 @@ describe('pod lifecycle: admission and eviction', () => {
 
   it('evictPod of an unknown pod rejects with KillFailed', async () => {
     const h = start();
-    await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({ code: 'KILL_FAILED' });
+    await expect(h.lifecycle.evictPod('nope', { gracePeriodSeconds: 0, reason: 'Evicted', message: 'x' })).rejects.toMatchObject({
+      code: 'KILL_FAILED',
+    });
   });
 });
 
@@ -577,7 +624,11 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     const app = (): ContainerStatus | undefined => h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0];
     expect(app()).toMatchObject({ started: false, ready: false });
     started = true;
-    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
+    h.lifecycle.handleProbeResult({
+      probeType: 'startup',
+      podUID: pod.metadata.uid,
+      containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '',
+    });
     expect(app()).toMatchObject({ started: true, ready: true });
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
@@ -588,28 +639,46 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     const readiness = { isReady: (_id: string, ref?: { containerName: string }) => (asked.push(ref?.containerName ?? ''), true) };
     const h = start({ startup: { isStarted: () => started }, readiness });
     const probe = { startupProbe: { exec: { command: ['true'] } } };
-    const pod = makePod({ name: 'web', initContainers: [{ name: 'side', restartPolicy: 'Always', ...probe }], containers: [{ name: 'app', ...probe }] });
+    const pod = makePod({
+      name: 'web',
+      initContainers: [{ name: 'side', restartPolicy: 'Always', ...probe }],
+      containers: [{ name: 'app', ...probe }],
+    });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     await h.clock.advance(2_000);
     started = true;
     asked.length = 0;
-    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'side')?.id ?? '' });
+    h.lifecycle.handleProbeResult({
+      probeType: 'startup',
+      podUID: pod.metadata.uid,
+      containerId: h.runtime.latestContainer(pod.metadata.uid, 'side')?.id ?? '',
+    });
     expect(asked.sort()).toEqual(['app', 'side']);
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.initContainerStatuses?.[0]).toMatchObject({ started: true, ready: true });
     asked.length = 0;
-    h.lifecycle.handleProbeResult({ probeType: 'startup', podUID: pod.metadata.uid, containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '' });
+    h.lifecycle.handleProbeResult({
+      probeType: 'startup',
+      podUID: pod.metadata.uid,
+      containerId: h.runtime.latestContainer(pod.metadata.uid, 'app')?.id ?? '',
+    });
     expect(asked).toEqual(['app']);
     expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]).toMatchObject({ started: true, ready: true });
   });
 
   it('records a refused admission and a failed mount as Warning events on the pod', async () => {
     const recorder = new RecordingEventRecorder();
-    const refuse = { admit: () => ({ admit: false, reason: 'OutOfcpu', message: 'Node didn\'t have enough resource: cpu' }) };
+    const refuse = { admit: () => ({ admit: false, reason: 'OutOfcpu', message: "Node didn't have enough resource: cpu" }) };
     const h = start({ recorder, admitHandlers: [refuse] });
     const refused = makePod({ name: 'refused' });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [refused] });
     expect(recorder.lines()).toEqual(["Warning OutOfcpu Node didn't have enough resource: cpu"]);
-    expect(recorder.events[0]?.object).toEqual({ kind: 'Pod', apiVersion: 'v1', name: 'refused', namespace: 'default', uid: refused.metadata.uid });
+    expect(recorder.events[0]?.object).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      name: 'refused',
+      namespace: 'default',
+      uid: refused.metadata.uid,
+    });
 
     const recorder2 = new RecordingEventRecorder();
     const volumes: VolumeProvider = {

@@ -164,10 +164,39 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
       ...(options.plegRelistPeriodMs !== undefined ? { relistPeriodMs: options.plegRelistPeriodMs } : {}),
       ...(options.plegRelistThresholdMs !== undefined ? { relistThresholdMs: options.plegRelistThresholdMs } : {}),
     });
-  const generate = createStatusGenerator({ statusManager, stoppedByKubelet, reasons, readiness, startup, getNodeIPs: options.getNodeIPs, runtimeName: options.runtimeName ?? 'containerd', clock });
-  const syncer = createPodSyncer({ runtime, statusManager, generate, cache, reasons, backoff, podCgroups, volumes, rootDir, syncNow: (uid) => dispatcher.syncNow(uid), podKilled: (uid) => killer.podKilled(uid), clock, logger, recorder, metrics });
+  const generate = createStatusGenerator({
+    statusManager,
+    stoppedByKubelet,
+    reasons,
+    readiness,
+    startup,
+    getNodeIPs: options.getNodeIPs,
+    runtimeName: options.runtimeName ?? 'containerd',
+    clock,
+  });
+  const syncer = createPodSyncer({
+    runtime,
+    statusManager,
+    generate,
+    cache,
+    reasons,
+    backoff,
+    podCgroups,
+    volumes,
+    rootDir,
+    syncNow: (uid) => dispatcher.syncNow(uid),
+    podKilled: (uid) => killer.podKilled(uid),
+    clock,
+    logger,
+    recorder,
+    metrics,
+  });
   const podWorkers = createPodWorkers({
-    syncer, cache, clock, logger, resyncIntervalMs: syncFrequencyMs,
+    syncer,
+    cache,
+    clock,
+    logger,
+    resyncIntervalMs: syncFrequencyMs,
     requeue: (uid, delayMs) => workQueue.enqueue(uid, delayMs),
     ...(options.random !== undefined ? { random: options.random } : {}),
   });
@@ -187,7 +216,16 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
       if (podWorkers.state(uid) === 'terminated') return false;
       return !(isTerminalStatus(uid) && !podWorkers.isPodTerminationRequested(uid));
     });
-  const admission = createAdmission({ handlers: options.admitHandlers ?? [], podWorkers, stoppedByKubelet, statusManager, getActivePods, dispatch, logger, recorder });
+  const admission = createAdmission({
+    handlers: options.admitHandlers ?? [],
+    podWorkers,
+    stoppedByKubelet,
+    statusManager,
+    getActivePods,
+    dispatch,
+    logger,
+    recorder,
+  });
   const garbageCollect = createContainerGC({
     runtime,
     policy: options.gcPolicy ?? DEFAULT_GC_POLICY,
@@ -206,13 +244,35 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
   };
   const housekeeping = createHousekeeping({
     sourcesReady: () => sourcesReady,
-    pods, podWorkers, statusManager, reasons, stoppedByKubelet, runtime,
-    podCgroups, volumes, rootDir, backoff, dispatch, garbageCollect, logger, metrics,
+    pods,
+    podWorkers,
+    statusManager,
+    reasons,
+    stoppedByKubelet,
+    runtime,
+    podCgroups,
+    volumes,
+    rootDir,
+    backoff,
+    dispatch,
+    garbageCollect,
+    logger,
+    metrics,
     mountPoints: options.mountPoints ?? ((): Promise<string[]> => readMountPoints()),
     podRemoved: notifyRemoved,
   });
   const syncLoop = createSyncLoop({
-    pods, podWorkers, pleg, statusManager, workQueue, admission, dispatch, garbageCollect, syncFrequencyMs, clock, logger,
+    pods,
+    podWorkers,
+    pleg,
+    statusManager,
+    workQueue,
+    admission,
+    dispatch,
+    garbageCollect,
+    syncFrequencyMs,
+    clock,
+    logger,
     housekeeping: housekeeping.housekeeping,
     housekeepingRunning: housekeeping.running,
     housekeepingIntervalMs: options.housekeepingIntervalMs ?? 2_000,
@@ -241,7 +301,8 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     },
     handleProbeResult(update) {
       const pod = pods.getPodByUID(update.podUID);
-      if (pod !== undefined && podWorkers.state(update.podUID) === 'syncing') applyProbeResult({ statusManager, readiness, startup, generate, cache }, pod, update);
+      if (pod !== undefined && podWorkers.state(update.podUID) === 'syncing')
+        applyProbeResult({ statusManager, readiness, startup, generate, cache }, pod, update);
       // Upstream's sync loop handles probe result changes at once, not at its next 1 s tick.
       dispatcher.syncNow(update.podUID);
     },

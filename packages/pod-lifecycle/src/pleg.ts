@@ -117,7 +117,11 @@ function diffRelist(records: Map<string, PodRecord>, pods: readonly RunningPod[]
  * Reads a changed pod's status into the cache (upstream updateCache); a pod gone from the runtime
  * is dropped. Resolves with the read's error, if any.
  */
-async function updateCache(o: Pick<GenericPlegOptions, 'runtime' | 'cache' | 'clock'>, uid: string, pod: RunningPod | undefined): Promise<Error | undefined> {
+async function updateCache(
+  o: Pick<GenericPlegOptions, 'runtime' | 'cache' | 'clock'>,
+  uid: string,
+  pod: RunningPod | undefined,
+): Promise<Error | undefined> {
   const { cache } = o;
   if (pod === undefined) {
     // The pod is gone from the runtime: drop its entry.
@@ -147,7 +151,10 @@ function plegHealth(relistTime: number | undefined, now: number, thresholdMs: nu
   if (relistTime === undefined) return { healthy: false, message: 'pleg has yet to be successful' };
   const elapsed = now - relistTime;
   if (elapsed > thresholdMs) {
-    return { healthy: false, message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}` };
+    return {
+      healthy: false,
+      message: `pleg was last seen active ${formatGoDuration(elapsed)} ago; threshold is ${formatGoDuration(thresholdMs)}`,
+    };
   }
   return { healthy: true };
 }
@@ -167,8 +174,14 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
   let relistTime: number | undefined;
   let relisting: Promise<void> | undefined;
   const metrics = options.metrics ?? noopMetrics;
-  const relistDuration = metrics.histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: 'Duration in seconds for relisting pods in PLEG.' });
-  const relistInterval = metrics.histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: 'Interval in seconds between relisting in PLEG.' });
+  const relistDuration = metrics.histogram({
+    name: 'kubelet_pleg_relist_duration_seconds',
+    help: 'Duration in seconds for relisting pods in PLEG.',
+  });
+  const relistInterval = metrics.histogram({
+    name: 'kubelet_pleg_relist_interval_seconds',
+    help: 'Interval in seconds between relisting in PLEG.',
+  });
   let lastRelistStart: number | undefined;
 
   const emit = (event: PodLifecycleEvent): void => {

@@ -82,7 +82,11 @@ describe('pod lifecycle: the pod cgroups hook', () => {
 
   it('does not run a pod whose cgroup cannot be made, says why, and keeps running the other pods', async () => {
     const log: string[] = [];
-    const h = setup((runtime) => recordingCgroups(runtime, log, (pod) => (pod.metadata.name === 'bad' ? new Error('cgroupRoot "/x" cannot be created') : undefined)).hook);
+    const h = setup(
+      (runtime) =>
+        recordingCgroups(runtime, log, (pod) => (pod.metadata.name === 'bad' ? new Error('cgroupRoot "/x" cannot be created') : undefined))
+          .hook,
+    );
     stopCurrent = h.stop;
     const bad = makePod({ name: 'bad' });
     const good = makePod({ name: 'good' });
@@ -91,7 +95,9 @@ describe('pod lifecycle: the pod cgroups hook', () => {
     expect(h.runtime.callsOf('syncPod').map((c) => c.pod.metadata.name)).not.toContain('bad');
     expect(h.runtime.latestContainer(good.metadata.uid, 'app')?.state).toBe('running');
     const err = h.logger.find('Error syncing pod').find((r) => String(r.fields.err).includes('bad'))?.fields.err;
-    expect(err).toContain('failed to ensure that the pod "default/bad" cgroups exist and are correctly applied: cgroupRoot "/x" cannot be created');
+    expect(err).toContain(
+      'failed to ensure that the pod "default/bad" cgroups exist and are correctly applied: cgroupRoot "/x" cannot be created',
+    );
     expect(h.lifecycle.getPodStatus(bad.metadata.uid)?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
   });
 

@@ -248,7 +248,10 @@ describe('pod workers', () => {
   it('uses the deletion grace period of a pod being deleted', async () => {
     const h = harness();
     const pod = makePod({ terminationGracePeriodSeconds: 30 });
-    const deleting: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 2 } };
+    const deleting: Pod = {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 2 },
+    };
     h.cache.updateTime(h.clock.now());
     h.workers.updatePod({ updateType: 'update', pod: deleting });
     for (let i = 0; i < 2; i++) await h.relist();

@@ -199,7 +199,12 @@ function completeWork(ctx: WorkersContext, s: WorkerStatus, work: PodWorkerState
     // follow 10 s, 20 s, 40 s… closely; any other error waits the generic jittered period.
     const hint = retryHintMs(err);
     const { backOffPeriodMs } = ctx;
-    ctx.requeue(s.uid, hint !== undefined ? Math.min(hint + RETRY_HINT_MARGIN_MS, backOffPeriodMs * (1 + BACKOFF_JITTER_FACTOR)) : jitter(backOffPeriodMs, BACKOFF_JITTER_FACTOR, ctx.random));
+    ctx.requeue(
+      s.uid,
+      hint !== undefined
+        ? Math.min(hint + RETRY_HINT_MARGIN_MS, backOffPeriodMs * (1 + BACKOFF_JITTER_FACTOR))
+        : jitter(backOffPeriodMs, BACKOFF_JITTER_FACTOR, ctx.random),
+    );
     return;
   }
   if (work === 'syncing' && s.terminatingAt === undefined) {
@@ -365,7 +370,11 @@ export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
     resync(uid, pod) {
       const s = statuses.get(uid);
       if (s === undefined) return false;
-      api.updatePod({ updateType: 'sync', ...(pod ?? s.pod ? { pod: pod ?? s.pod } : {}), ...(s.runningPod ? { runningPod: s.runningPod } : {}) });
+      api.updatePod({
+        updateType: 'sync',
+        ...((pod ?? s.pod) ? { pod: pod ?? s.pod } : {}),
+        ...(s.runningPod ? { runningPod: s.runningPod } : {}),
+      });
       return true;
     },
     state(uid) {

@@ -34,7 +34,9 @@ describe('createRuntimeHelper', () => {
     expect(helper().getPodDir('abc')).toBe(join(root, 'pods', 'abc'));
     const pod = makePod();
     expect(helper().getPodCgroupParent(pod)).toBeUndefined();
-    expect(helper({ getPodCgroupParent: (p) => `/kubepods/pod${p.metadata.uid}` }).getPodCgroupParent(pod)).toBe(`/kubepods/pod${pod.metadata.uid}`);
+    expect(helper({ getPodCgroupParent: (p) => `/kubepods/pod${p.metadata.uid}` }).getPodCgroupParent(pod)).toBe(
+      `/kubepods/pod${pod.metadata.uid}`,
+    );
   });
 
   it('reads node allocatable at each container start for limits the container does not set: cpu in millicores', async () => {
@@ -71,12 +73,16 @@ describe('createRuntimeHelper', () => {
     const hostsPath = join(root, 'pods', pod.metadata.uid, 'etc-hosts');
     expect(options.hostname).toBe('web');
     expect(options.mounts).toEqual([{ containerPath: '/etc/hosts', hostPath: hostsPath, readOnly: false, selinuxRelabel: true }]);
-    expect(await readFile(hostsPath, 'utf8')).toBe(`${HEADER}\n10.88.0.7\tweb\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`);
+    expect(await readFile(hostsPath, 'utf8')).toBe(
+      `${HEADER}\n10.88.0.7\tweb\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar.local\n`,
+    );
   });
 
   it('uses spec.hostname and the subdomain FQDN in /etc/hosts', async () => {
     const pod = makePod({ name: 'web-0', namespace: 'prod', spec: { hostname: 'db', subdomain: 'cluster' } });
-    const options = await helper({ clusterDomain: 'cluster.local' }).generateRunContainerOptions(pod, pod.spec.containers[0]!, ['10.88.0.7']);
+    const options = await helper({ clusterDomain: 'cluster.local' }).generateRunContainerOptions(pod, pod.spec.containers[0]!, [
+      '10.88.0.7',
+    ]);
     expect(options.hostname).toBe('db');
     const hosts = await readFile(join(root, 'pods', pod.metadata.uid, 'etc-hosts'), 'utf8');
     expect(hosts.endsWith('10.88.0.7\tdb.cluster.prod.svc.cluster.local\tdb\n')).toBe(true);
@@ -106,7 +112,10 @@ describe('createRuntimeHelper', () => {
   });
 
   it('passes env through makeEnvironmentVariables', async () => {
-    const pod = makePod({ name: 'web', containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }] });
+    const pod = makePod({
+      name: 'web',
+      containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }],
+    });
     const options = await helper().generateRunContainerOptions(pod, pod.spec.containers[0]!, []);
     expect(options.env).toEqual([{ name: 'POD', value: 'web' }]);
   });
@@ -150,10 +159,21 @@ describe('getPodDNS', () => {
 
   it('None takes only the pod dnsConfig, which other policies merge in (pod options win)', async () => {
     const h = await withResolv();
-    const none = await h.getPodDNS(dnsPod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['9.9.9.9'], searches: ['a.b'], options: [{ name: 'ndots', value: '1' }] } }));
+    const none = await h.getPodDNS(
+      dnsPod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['9.9.9.9'], searches: ['a.b'], options: [{ name: 'ndots', value: '1' }] } }),
+    );
     expect(none).toEqual({ servers: ['9.9.9.9'], searches: ['a.b'], options: ['ndots:1'] });
-    const merged = await h.getPodDNS(dnsPod({ dnsPolicy: 'Default', dnsConfig: { nameservers: ['9.9.9.9', '1.1.1.1'], options: [{ name: 'ndots', value: '3' }, { name: 'edns0' }] } }));
-    expect(merged).toEqual({ servers: ['1.1.1.1', '8.8.8.8', '9.9.9.9'], searches: ['example.com', 'corp.local'], options: ['ndots:3', 'timeout:1', 'edns0'] });
+    const merged = await h.getPodDNS(
+      dnsPod({
+        dnsPolicy: 'Default',
+        dnsConfig: { nameservers: ['9.9.9.9', '1.1.1.1'], options: [{ name: 'ndots', value: '3' }, { name: 'edns0' }] },
+      }),
+    );
+    expect(merged).toEqual({
+      servers: ['1.1.1.1', '8.8.8.8', '9.9.9.9'],
+      searches: ['example.com', 'corp.local'],
+      options: ['ndots:3', 'timeout:1', 'edns0'],
+    });
   });
 
   it('keeps at most 3 nameservers', async () => {
@@ -166,6 +186,8 @@ describe('getPodDNS', () => {
   });
 
   it('fails clearly when the configured resolv.conf cannot be read', async () => {
-    await expect(helper({ resolvConf: join(root, 'missing.conf') }).getPodDNS(dnsPod({ dnsPolicy: 'Default' }))).rejects.toThrow('failed to read resolv.conf');
+    await expect(helper({ resolvConf: join(root, 'missing.conf') }).getPodDNS(dnsPod({ dnsPolicy: 'Default' }))).rejects.toThrow(
+      'failed to read resolv.conf',
+    );
   });
 });

@@ -37,7 +37,10 @@ describe('createFileSource', () => {
   });
 
   /** A source with watching off: relists happen at start and whenever the fake clock passes the period. */
-  const start = (path = dir, extra: { maxFileBytes?: number; allowedObjectReferences?: Array<'configMapVolumes' | 'secretVolumes' | 'csiVolumes'> } = {}) => {
+  const start = (
+    path = dir,
+    extra: { maxFileBytes?: number; allowedObjectReferences?: Array<'configMapVolumes' | 'secretVolumes' | 'csiVolumes'> } = {},
+  ) => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
     const run = runSource(createFileSource({ path, nodeName: 'node-a', clock, logger, watch: false, checkFrequencyMs: 20_000, ...extra }));
@@ -52,7 +55,10 @@ describe('createFileSource', () => {
 
   it('reads every valid manifest of the directory, ignoring dotfiles and subdirectories', async () => {
     await writeFile(join(dir, 'a.yaml'), podYaml('a'));
-    await writeFile(join(dir, 'b.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    await writeFile(
+      join(dir, 'b.json'),
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }),
+    );
     await writeFile(join(dir, '.c.yaml.swp'), podYaml('hidden'));
     await mkdir(join(dir, 'sub'));
     await writeFile(join(dir, 'sub', 'd.yaml'), podYaml('nested'));
@@ -71,7 +77,9 @@ describe('createFileSource', () => {
     await writeFile(join(dir, 'cfg.yaml'), withConfigMap);
     const refused = start();
     expect(names(await refused.first())).toEqual([]);
-    expect(errorsOf(refused.events).map((e) => `${e.path}: ${e.reason}`)).toEqual(['spec.volumes[0].configMap: Forbidden: static pods may not reference configmaps (via configmap volumes)']);
+    expect(errorsOf(refused.events).map((e) => `${e.path}: ${e.reason}`)).toEqual([
+      'spec.volumes[0].configMap: Forbidden: static pods may not reference configmaps (via configmap volumes)',
+    ]);
     const allowed = start(dir, { allowedObjectReferences: ['configMapVolumes'] });
     expect(names(await allowed.first())).toEqual(['cfg-node-a']);
   });
@@ -83,7 +91,10 @@ describe('createFileSource', () => {
     await writeFile(join(dir, 'deploy.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n');
     await writeFile(join(dir, 'no-containers.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec: {}\n');
     await writeFile(join(dir, 'quantity.yaml'), podYaml('q').replace('64Mi', '64MB'));
-    await writeFile(join(dir, 'probe.yaml'), podYaml('p').replace('    resources:', '    livenessProbe: {httpGet: {port: 0}}\n    resources:'));
+    await writeFile(
+      join(dir, 'probe.yaml'),
+      podYaml('p').replace('    resources:', '    livenessProbe: {httpGet: {port: 0}}\n    resources:'),
+    );
     await writeFile(join(dir, 'multi.yaml'), `${podYaml('m1')}---\n${podYaml('m2')}`);
     const src = start();
     expect(names(await src.first())).toEqual(['good-node-a']);
@@ -96,7 +107,9 @@ describe('createFileSource', () => {
       'multi.yaml||found 2 YAML documents: a manifest file must hold exactly one Pod',
       'no-containers.yaml|spec.containers|Required value',
       'probe.yaml|spec.containers[0].livenessProbe.httpGet.port|Invalid value 0: must be between 1 and 65535, inclusive',
-      expect.stringMatching(/^quantity\.yaml\|spec\.containers\[0\]\.resources\.limits\[memory\]\|Invalid value "64MB": quantities must match/),
+      expect.stringMatching(
+        /^quantity\.yaml\|spec\.containers\[0\]\.resources\.limits\[memory\]\|Invalid value "64MB": quantities must match/,
+      ),
     ]);
     expect(src.logger.find('Invalid static pod manifest')).toHaveLength(8);
   });
@@ -111,9 +124,7 @@ describe('createFileSource', () => {
     await writeFile(file, podYaml('web', 'nginx', 'Bad_Name'));
     const second = await src.relist();
     expect(second.kind === 'set' && second.pods.map((p) => p.metadata.uid)).toEqual([uid]);
-    expect(errorsOf(src.events)).toEqual([
-      expect.objectContaining({ source: 'file', file, path: 'spec.containers[0].name' }),
-    ]);
+    expect(errorsOf(src.events)).toEqual([expect.objectContaining({ source: 'file', file, path: 'spec.containers[0].name' })]);
     expect(src.logger.find('Invalid static pod manifest')[0]?.fields.keptLastValid).toBe(true);
 
     await src.relist();
@@ -160,7 +171,12 @@ describe('createFileSource', () => {
     const src = start(dir, { maxFileBytes: 1024 });
     expect(names(await src.first())).toEqual(['small-node-a']);
     expect(errorsOf(src.events)).toEqual([
-      { source: 'file', file: join(dir, 'big.yaml'), path: '', reason: expect.stringMatching(/^manifest is \d+ bytes, over the limit of 1024 bytes$/) },
+      {
+        source: 'file',
+        file: join(dir, 'big.yaml'),
+        path: '',
+        reason: expect.stringMatching(/^manifest is \d+ bytes, over the limit of 1024 bytes$/),
+      },
     ]);
   });
 
@@ -171,7 +187,12 @@ describe('createFileSource', () => {
     const first = await src.first();
     expect(first.kind === 'set' && first.pods.map((p) => p.spec.containers[0]?.image)).toEqual(['nginx:1.25']);
     expect(errorsOf(src.events)).toEqual([
-      { source: 'file', file: join(dir, 'b.yaml'), path: 'metadata.name', reason: `Duplicate value "web-node-a": pod already defined by ${join(dir, 'a.yaml')}` },
+      {
+        source: 'file',
+        file: join(dir, 'b.yaml'),
+        path: 'metadata.name',
+        reason: `Duplicate value "web-node-a": pod already defined by ${join(dir, 'a.yaml')}`,
+      },
     ]);
   });
 
@@ -247,7 +268,9 @@ describe('createFileSource', () => {
     const startCounting = (watch: boolean) => {
       const counting = countingFs();
       const clock = new FakeClock();
-      const run = runSource(createFileSourceWithFs({ path: dir, nodeName: 'node-a', clock, watch, checkFrequencyMs: 20_000, watchDebounceMs: 10 }, counting.fs));
+      const run = runSource(
+        createFileSourceWithFs({ path: dir, nodeName: 'node-a', clock, watch, checkFrequencyMs: 20_000, watchDebounceMs: 10 }, counting.fs),
+      );
       stops.push(run.stop);
       const relist = async (): Promise<SourceEvent> => {
         const before = run.sets().length;
@@ -326,9 +349,15 @@ describe('createFileSource', () => {
   });
 
   it('parses JSON manifests, falling back to YAML for JSON-looking YAML', async () => {
-    await writeFile(join(dir, 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }));
+    await writeFile(
+      join(dir, 'a.json'),
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } }),
+    );
     // Flow-style YAML that is not JSON (unquoted keys): still accepted through the YAML parser.
-    await writeFile(join(dir, 'b.yaml'), '{apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: "x:1"}]}}\n');
+    await writeFile(
+      join(dir, 'b.yaml'),
+      '{apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: "x:1"}]}}\n',
+    );
     const src = start();
     expect(names(await src.first())).toEqual(['a-node-a', 'b-node-a']);
     expect(errorsOf(src.events)).toEqual([]);

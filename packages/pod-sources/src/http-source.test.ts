@@ -49,7 +49,9 @@ describe('createHttpSource', () => {
   const start = (headers?: Record<string, string | string[]>) => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
-    const run = runSource(createHttpSource({ url, nodeName: 'node-a', clock, logger, checkFrequencyMs: 20_000, ...(headers ? { headers } : {}) }));
+    const run = runSource(
+      createHttpSource({ url, nodeName: 'node-a', clock, logger, checkFrequencyMs: 20_000, ...(headers ? { headers } : {}) }),
+    );
     stops.push(run.stop);
     /** Advances to the next poll and waits until the server has answered it and the source has handled it. */
     const poll = async (): Promise<void> => {
@@ -122,11 +124,17 @@ items:
   it('rejects the whole list when one item is invalid, naming the item', async () => {
     reply = {
       status: 200,
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [podJson('ok'), { metadata: { name: 'bad' }, spec: { containers: [] } }] }),
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'PodList',
+        items: [podJson('ok'), { metadata: { name: 'bad' }, spec: { containers: [] } }],
+      }),
     };
     const src = start();
     const error = await eventually(() => src.events.find((e) => e.kind === 'error'));
-    expect(error.kind === 'error' && error.errors).toEqual([{ source: 'http', file: url, path: 'items[1].spec.containers', reason: 'Required value' }]);
+    expect(error.kind === 'error' && error.errors).toEqual([
+      { source: 'http', file: url, path: 'items[1].spec.containers', reason: 'Required value' },
+    ]);
     expect(src.sets()).toEqual([]);
   });
 
@@ -155,7 +163,9 @@ items:
     const run = runSource(createHttpSource({ url, nodeName: 'node-a', clock, maxBodyBytes: 1024 }));
     stops.push(run.stop);
     const error = await eventually(() => run.events.find((e) => e.kind === 'error'));
-    expect(error.kind === 'error' && error.errors[0]?.reason).toMatch(/^request failed: body (of \d+ bytes )?is over the limit of 1024 bytes$/);
+    expect(error.kind === 'error' && error.errors[0]?.reason).toMatch(
+      /^request failed: body (of \d+ bytes )?is over the limit of 1024 bytes$/,
+    );
     expect(run.sets()).toEqual([]);
   });
 

@@ -8,4 +8,13 @@ export { applyStaticPodDefaults, staticPodUID, decodeStaticPod, findApiObjectRef
 export type { StaticPodOrigin, DecodeStaticPodResult, DecodeStaticPodOptions, FindApiObjectReferencesOptions } from './static-pod.js';
 export { PodSourceError, formatSourceError } from './errors.js';
 export type { PodSourceErrorCode } from './errors.js';
-export type { PodSource, SourceContext, SourceEvent, SourceError, EmitSourceEvent, PodUpdate, PodOperation, StaticPodObjectReference } from './types.js';
+export type {
+  PodSource,
+  SourceContext,
+  SourceEvent,
+  SourceError,
+  EmitSourceEvent,
+  PodUpdate,
+  PodOperation,
+  StaticPodObjectReference,
+} from './types.js';

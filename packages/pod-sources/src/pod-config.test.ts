@@ -172,10 +172,12 @@ describe('createPodConfig', () => {
     api.set([pod('same', { uid: 'u2' })]);
     await flushMicrotasks();
     expect(out.summary()).toEqual(['ADD file [same]', 'ADD api [same]']);
-    expect(config.mergedState().map((p) => `${p.metadata.uid}:${p.metadata.annotations?.['kubernetes.io/config.source']}`).sort()).toEqual([
-      'u1:file',
-      'u2:api',
-    ]);
+    expect(
+      config
+        .mergedState()
+        .map((p) => `${p.metadata.uid}:${p.metadata.annotations?.['kubernetes.io/config.source']}`)
+        .sort(),
+    ).toEqual(['u1:file', 'u2:api']);
   });
 
   it('drops a second pod with the same full name within one source and reports it', async () => {
@@ -188,7 +190,12 @@ describe('createPodConfig', () => {
     await flushMicrotasks();
     expect(out.received[0]?.pods.map((p) => p.metadata.uid)).toEqual(['u1']);
     expect(errors).toEqual([
-      { source: 'api', file: 'a_default', path: 'metadata.name', reason: 'Duplicate value "a": another pod of this source has the same name' },
+      {
+        source: 'api',
+        file: 'a_default',
+        path: 'metadata.name',
+        reason: 'Duplicate value "a": another pod of this source has the same name',
+      },
     ]);
   });
 

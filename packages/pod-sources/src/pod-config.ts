@@ -83,18 +83,22 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
 
   const running = options.sources.map(async (source) => {
     try {
-      await source.run((event) => {
-        if (controller.signal.aborted) return;
-        try {
-          if (event.kind === 'error') reportErrors(event.errors);
-          else if (storage.merge(source.name, event)) {
-            logger.info('Pod source seen', { source: source.name });
-            if (seenAllSources()) resolveSeen();
+      await source.run(
+        (event) => {
+          if (controller.signal.aborted) return;
+          try {
+            if (event.kind === 'error') reportErrors(event.errors);
+            else if (storage.merge(source.name, event)) {
+              logger.info('Pod source seen', { source: source.name });
+              if (seenAllSources()) resolveSeen();
+            }
+          } catch (err) {
+            logger.error('Failed to merge pod source event', { source: source.name, err: errorMessage(err) });
           }
-        } catch (err) {
-          logger.error('Failed to merge pod source event', { source: source.name, err: errorMessage(err) });
-        }
-      }, controller.signal, { allowedObjectReferences: [...(options.allowedObjectReferences ?? [])] });
+        },
+        controller.signal,
+        { allowedObjectReferences: [...(options.allowedObjectReferences ?? [])] },
+      );
     } catch (err) {
       logger.error('Pod source stopped with an error', { source: source.name, err: errorMessage(err) });
     }

@@ -12,8 +12,14 @@ describe('README', () => {
   it('usage: a file source through the mux', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'readme-'));
     try {
-      await writeFile(join(dir, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: app, image: "nginx:1.25"}]}\n');
-      await writeFile(join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: Foo, image: nginx}]}\n');
+      await writeFile(
+        join(dir, 'web.yaml'),
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: app, image: "nginx:1.25"}]}\n',
+      );
+      await writeFile(
+        join(dir, 'bad.yaml'),
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: Foo, image: nginx}]}\n',
+      );
       const logger = new RecordingLogger();
       const controller = new AbortController();
       const config = createPodConfig({

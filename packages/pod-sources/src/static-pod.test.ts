@@ -23,7 +23,12 @@ describe('static pod UID', () => {
     expect(a.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
     expect(b.metadata.uid).toBe(a.metadata.uid);
     // Key order in the manifest does not matter: the hash is over canonical JSON.
-    const reordered = { spec: { containers: [{ image: 'nginx:1.25', name: 'app' }] }, metadata: { name: 'web' }, kind: 'Pod', apiVersion: 'v1' };
+    const reordered = {
+      spec: { containers: [{ image: 'nginx:1.25', name: 'app' }] },
+      metadata: { name: 'web' },
+      kind: 'Pod',
+      apiVersion: 'v1',
+    };
     expect(decode(reordered).metadata.uid).toBe(a.metadata.uid);
   });
 
@@ -71,7 +76,10 @@ describe('applyStaticPodDefaults', () => {
   });
 
   it('does not duplicate an existing NoExecute-everything toleration, and HTTP pods get none', () => {
-    const raw = PodSchema.parse({ metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'x' }], tolerations: [{ operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] } });
+    const raw = PodSchema.parse({
+      metadata: { name: 'a' },
+      spec: { containers: [{ name: 'c', image: 'x' }], tolerations: [{ operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] },
+    });
     expect(applyStaticPodDefaults(raw, origin).spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
     expect(applyStaticPodDefaults(raw, { ...origin, source: 'http' }).spec.tolerations).toEqual([
       { operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 },
@@ -87,9 +95,17 @@ describe('decodeStaticPod errors', () => {
   };
 
   it('attributes each problem to source, file, path and reason', () => {
-    expect(errors({ ...manifest(), spec: { containers: [{ name: 'app', image: 'x' }, { name: 'app', image: 'y' }] } })).toEqual([
-      'file|/etc/kubernetes/manifests/web.yaml|spec.containers[1].name|Duplicate value "app"',
-    ]);
+    expect(
+      errors({
+        ...manifest(),
+        spec: {
+          containers: [
+            { name: 'app', image: 'x' },
+            { name: 'app', image: 'y' },
+          ],
+        },
+      }),
+    ).toEqual(['file|/etc/kubernetes/manifests/web.yaml|spec.containers[1].name|Duplicate value "app"']);
   });
 
   it('requires a name', () => {
@@ -131,7 +147,10 @@ describe('decodeStaticPod errors', () => {
         volumes: [
           { name: 'cm', configMap: { name: 'app' } },
           { name: 's', secret: { secretName: 'x' } },
-          { name: 'p', projected: { sources: [{ configMap: { name: 'app' } }, { secret: { name: 'x' } }, { serviceAccountToken: { path: 't' } }] } },
+          {
+            name: 'p',
+            projected: { sources: [{ configMap: { name: 'app' } }, { secret: { name: 'x' } }, { serviceAccountToken: { path: 't' } }] },
+          },
           { name: 'c', csi: { driver: 'd', nodePublishSecretRef: { name: 'creds' } } },
         ],
         containers: [{ name: 'app', image: 'x', env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 'x', key: 'k' } } }] }],
@@ -141,7 +160,10 @@ describe('decodeStaticPod errors', () => {
       const result = decodeStaticPod(raw, { source: 'file', location: '/m/web.yaml', nodeName: 'node-a' }, { allowedObjectReferences });
       return result.ok ? [] : result.errors.map((e) => e.path);
     };
-    expect(decode(['configMapVolumes', 'secretVolumes', 'csiVolumes'])).toEqual(['spec.volumes[2].projected.sources[2].serviceAccountToken', 'spec.containers[0].env[0].valueFrom.secretKeyRef']);
+    expect(decode(['configMapVolumes', 'secretVolumes', 'csiVolumes'])).toEqual([
+      'spec.volumes[2].projected.sources[2].serviceAccountToken',
+      'spec.containers[0].env[0].valueFrom.secretKeyRef',
+    ]);
     // A CSI volume's nodePublishSecretRef needs secrets too.
     expect(decode(['configMapVolumes', 'csiVolumes'])).toEqual([
       'spec.volumes[1].secret',
@@ -153,6 +175,8 @@ describe('decodeStaticPod errors', () => {
     expect(decode([])).toContain('spec.volumes[0].configMap');
     const parsed = PodSchema.parse(raw);
     expect(findApiObjectReferences(parsed).map((r) => r.path)).toContain('spec.volumes[3].csi');
-    expect(findApiObjectReferences(parsed, { allow: ['csiVolumes', 'secretVolumes'] }).map((r) => r.path)).not.toContain('spec.volumes[3].csi');
+    expect(findApiObjectReferences(parsed, { allow: ['csiVolumes', 'secretVolumes'] }).map((r) => r.path)).not.toContain(
+      'spec.volumes[3].csi',
+    );
   });
 });

@@ -125,7 +125,8 @@ export function findApiObjectReferences(pod: Pod, options: FindApiObjectReferenc
     if (v.persistentVolumeClaim !== undefined) forbid(`${p}.persistentVolumeClaim`, 'persistentvolumeclaims');
     if (v.ephemeral !== undefined) forbid(`${p}.ephemeral`, 'persistentvolumeclaims (via ephemeral volumes)');
     if (v.csi !== undefined && !allowed.has('csiVolumes')) forbid(`${p}.csi`, 'csidrivers (via CSI volumes)');
-    else if (v.csi?.nodePublishSecretRef !== undefined && !allowed.has('secretVolumes')) forbid(`${p}.csi.nodePublishSecretRef`, 'secrets (via CSI volumes)');
+    else if (v.csi?.nodePublishSecretRef !== undefined && !allowed.has('secretVolumes'))
+      forbid(`${p}.csi.nodePublishSecretRef`, 'secrets (via CSI volumes)');
     if (v.glusterfs !== undefined) forbid(`${p}.glusterfs`, 'endpoints (via glusterFS volumes)');
     if (v.azureFile !== undefined) forbid(`${p}.azureFile`, 'secrets (via azureFile volumes)');
     // Other in-tree volume types that name a secret (upstream VisitPodSecretNames).

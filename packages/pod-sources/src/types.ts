@@ -30,9 +30,7 @@ export interface SourceError {
  * would send them (`delete` = graceful deletion, the pods carry a deletionTimestamp; `remove` = gone).
  */
 export type SourceEvent =
-  | { kind: 'set'; pods: Pod[] }
-  | { kind: 'add' | 'update' | 'delete' | 'remove'; pods: Pod[] }
-  | { kind: 'error'; errors: SourceError[] };
+  { kind: 'set'; pods: Pod[] } | { kind: 'add' | 'update' | 'delete' | 'remove'; pods: Pod[] } | { kind: 'error'; errors: SourceError[] };
 
 /** Callback a source uses to deliver events to its consumer (normally the pod config mux). */
 export type EmitSourceEvent = (event: SourceEvent) => void;

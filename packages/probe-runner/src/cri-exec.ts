@@ -16,7 +16,10 @@ export function createCriExecFn(runtime: Pick<RuntimeService, 'execSync'>, optio
   const graceMs = options.deadlineGraceMs ?? 1_000;
   return async (containerId, cmd, timeoutSeconds, signal) => {
     try {
-      const r = await runtime.execSync({ containerId, cmd, timeout: timeoutSeconds }, { timeoutMs: timeoutSeconds * 1000 + graceMs, signal });
+      const r = await runtime.execSync(
+        { containerId, cmd, timeout: timeoutSeconds },
+        { timeoutMs: timeoutSeconds * 1000 + graceMs, signal },
+      );
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
     } catch (err) {
       // Upstream remote runtime: DeadlineExceeded is a timed-out probe.

@@ -80,7 +80,8 @@ export class MetricsRegistry {
     }
     for (const [key, s] of this.#durations) {
       const l = s.labels;
-      if (l.probe_type === probeType && l.container === container && l.pod === pod && l.namespace === namespace) this.#durations.delete(key);
+      if (l.probe_type === probeType && l.container === container && l.pod === pod && l.namespace === namespace)
+        this.#durations.delete(key);
     }
   }
 

@@ -67,7 +67,15 @@ function runningStatus(id: string, startedAt = START, extra: Partial<PodStatus> 
     phase: 'Running',
     podIP: '10.0.0.7',
     containerStatuses: [
-      { name: 'app', containerID: `containerd://${id}`, state: { running: { startedAt: iso(startedAt) } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' },
+      {
+        name: 'app',
+        containerID: `containerd://${id}`,
+        state: { running: { startedAt: iso(startedAt) } },
+        ready: false,
+        restartCount: 0,
+        image: 'busybox',
+        imageID: '',
+      },
     ],
     ...extra,
   };
@@ -76,14 +84,28 @@ function runningStatus(id: string, startedAt = START, extra: Partial<PodStatus> 
 function exitedStatus(id: string, phase = 'Running'): PodStatus {
   return {
     phase,
-    containerStatuses: [{ name: 'app', containerID: `containerd://${id}`, state: { terminated: { exitCode: 1 } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' }],
+    containerStatuses: [
+      {
+        name: 'app',
+        containerID: `containerd://${id}`,
+        state: { terminated: { exitCode: 1 } },
+        ready: false,
+        restartCount: 0,
+        image: 'busybox',
+        imageID: '',
+      },
+    ],
   };
 }
 
 describe('probe manager: initial results', () => {
   it('starts with readiness failure, liveness success and startup unknown for a new container', async () => {
     const h = setup();
-    const pod = podWith({ readinessProbe: probe({ initialDelaySeconds: 60 }), livenessProbe: probe({ initialDelaySeconds: 60 }), startupProbe: probe({ initialDelaySeconds: 60 }) });
+    const pod = podWith({
+      readinessProbe: probe({ initialDelaySeconds: 60 }),
+      livenessProbe: probe({ initialDelaySeconds: 60 }),
+      startupProbe: probe({ initialDelaySeconds: 60 }),
+    });
     h.manager.updatePodStatus(pod, runningStatus('c1'));
     await h.clock.advance(0);
     expect(h.manager.results.readiness.get('c1')).toBe('failure');
@@ -251,7 +273,10 @@ describe('probe manager: startup gating and initial delay', () => {
 
   it('does not probe before initialDelaySeconds after the container started', async () => {
     const h = setup();
-    h.manager.updatePodStatus(podWith({ readinessProbe: probe({ initialDelaySeconds: 15, periodSeconds: 5 }) }), runningStatus('c1', START));
+    h.manager.updatePodStatus(
+      podWith({ readinessProbe: probe({ initialDelaySeconds: 15, periodSeconds: 5 }) }),
+      runningStatus('c1', START),
+    );
     await h.clock.advance(30_000);
     expect(h.callsOf('readiness')).toEqual([15_000, 20_000, 25_000, 30_000]);
   });
@@ -336,7 +361,12 @@ describe('probe manager: scheduling', () => {
     const h = setup();
     const pod = podWith({ readinessProbe: probe({ periodSeconds: 10 }) });
     // The pod is known before its container exists (ContainerCreating): the first run has nothing to probe.
-    h.manager.updatePodStatus(pod, { phase: 'Pending', containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ContainerCreating' } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' }] });
+    h.manager.updatePodStatus(pod, {
+      phase: 'Pending',
+      containerStatuses: [
+        { name: 'app', state: { waiting: { reason: 'ContainerCreating' } }, ready: false, restartCount: 0, image: 'busybox', imageID: '' },
+      ],
+    });
     await h.clock.advance(0);
     expect(h.callsOf('readiness')).toEqual([]);
     await h.clock.advance(2_000);
@@ -369,11 +399,23 @@ describe('probe manager: worker lifecycle', () => {
 
   it('keeps one worker per container and probe type', async () => {
     const h = setup();
-    const pod = newPod({ uid: 'u1', containers: [{ name: 'a', livenessProbe: probe(), readinessProbe: probe() }, { name: 'b' }], initContainers: [{ name: 'side', restartPolicy: 'Always', startupProbe: probe() }, { name: 'init', command: ['true'] }] });
+    const pod = newPod({
+      uid: 'u1',
+      containers: [{ name: 'a', livenessProbe: probe(), readinessProbe: probe() }, { name: 'b' }],
+      initContainers: [
+        { name: 'side', restartPolicy: 'Always', startupProbe: probe() },
+        { name: 'init', command: ['true'] },
+      ],
+    });
     h.manager.addPod(pod);
     h.manager.addPod(pod);
     h.manager.updatePodStatus(pod, { phase: 'Pending' });
-    expect(h.manager.workers().map((w) => `${w.containerName}/${w.probeType}`).sort()).toEqual(['a/liveness', 'a/readiness', 'side/startup']);
+    expect(
+      h.manager
+        .workers()
+        .map((w) => `${w.containerName}/${w.probeType}`)
+        .sort(),
+    ).toEqual(['a/liveness', 'a/readiness', 'side/startup']);
   });
 
   it('stops the workers and forgets the results when the pod is removed', async () => {
@@ -457,7 +499,10 @@ describe('probe manager: metrics', () => {
     );
     expect(m.probeTotal).toHaveLength(2);
     expect(m.probeDuration).toHaveLength(1);
-    expect(m.probeDuration[0]).toMatchObject({ labels: { probe_type: 'Liveness', container: 'app', pod: 'web', namespace: 'default' }, count: 3 });
+    expect(m.probeDuration[0]).toMatchObject({
+      labels: { probe_type: 'Liveness', container: 'app', pod: 'web', namespace: 'default' },
+      count: 3,
+    });
     expect(m.probeDuration[0]?.sum).toBeCloseTo(0.06, 5);
     // 20 ms falls in the 0.025 s bucket (cumulative).
     expect(m.probeDuration[0]?.counts.slice(0, 3)).toEqual([0, 0, 3]);

@@ -87,8 +87,15 @@ export function createProbeManager(options: ProbeManagerOptions): ProbeManager {
   };
   const prober =
     options.prober ??
-    createProber({ exec: options.exec, clock, ...(options.userAgentVersion !== undefined ? { userAgentVersion: options.userAgentVersion } : {}) });
-  const workers = createProbeWorkers({ clock, random: options.random ?? Math.random, limiter, prober, metrics, results, startedAt: clock.now() }, logger);
+    createProber({
+      exec: options.exec,
+      clock,
+      ...(options.userAgentVersion !== undefined ? { userAgentVersion: options.userAgentVersion } : {}),
+    });
+  const workers = createProbeWorkers(
+    { clock, random: options.random ?? Math.random, limiter, prober, metrics, results, startedAt: clock.now() },
+    logger,
+  );
 
   const listeners = new Set<(change: ProbeResultChange) => void>();
   for (const type of PROBE_TYPES) {

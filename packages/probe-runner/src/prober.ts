@@ -49,7 +49,9 @@ export function httpProbeRequest(
   try {
     url = new URL(`${scheme}://${joinHostPort(host, port)}${path.startsWith('/') || path === '' ? path : `/${path}`}`);
   } catch (err) {
-    throw new ProbeError('INVALID_PROBE', `invalid httpGet probe URL for host ${JSON.stringify(host)}, path ${JSON.stringify(path)}`, { cause: err });
+    throw new ProbeError('INVALID_PROBE', `invalid httpGet probe URL for host ${JSON.stringify(host)}, path ${JSON.stringify(path)}`, {
+      cause: err,
+    });
   }
   const headers: Array<[string, string]> = (probe.httpHeaders ?? []).map((h) => [h.name, h.value]);
   const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
@@ -113,6 +115,9 @@ export function createProber(options: ProberOptions): Prober {
     if (probe.grpc !== undefined) {
       return doGrpcProbe(target.podIP, probe.grpc.port, probe.grpc.service ?? '', timeoutMs, `kube-probe/${version}`, signal);
     }
-    throw new ProbeError('INVALID_PROBE', `missing probe handler for ${target.pod.metadata.namespace}/${target.pod.metadata.name}:${target.container.name}`);
+    throw new ProbeError(
+      'INVALID_PROBE',
+      `missing probe handler for ${target.pod.metadata.namespace}/${target.pod.metadata.name}:${target.container.name}`,
+    );
   };
 }

@@ -35,9 +35,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function target(probeType: ProbeType, probe: Probe, extra: { ports?: Array<{ name: string; containerPort: number }>; env?: Array<{ name: string; value: string }> } = {}): ProbeTarget {
+function target(
+  probeType: ProbeType,
+  probe: Probe,
+  extra: { ports?: Array<{ name: string; containerPort: number }>; env?: Array<{ name: string; value: string }> } = {},
+): ProbeTarget {
   const key = probeType === 'liveness' ? 'livenessProbe' : probeType === 'readiness' ? 'readinessProbe' : 'startupProbe';
-  const pod = newPod({ containers: [{ name: 'app', [key]: probe, ...(extra.ports ? { ports: extra.ports } : {}), ...(extra.env ? { env: extra.env } : {}) }] });
+  const pod = newPod({
+    containers: [{ name: 'app', [key]: probe, ...(extra.ports ? { ports: extra.ports } : {}), ...(extra.env ? { env: extra.env } : {}) }],
+  });
   const container = pod.spec.containers[0];
   if (container === undefined) throw new Error('no container');
   return { probeType, pod, container, containerId: 'c1', podIP: '127.0.0.1' };
@@ -103,7 +109,9 @@ describe('httpGet probes against a real server', () => {
     const started = Date.now();
     const r = await get('/hang', 300);
     expect(r.result).toBe('failure');
-    expect(r.output).toBe(`Get "http://127.0.0.1:${port}/hang": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`);
+    expect(r.output).toBe(
+      `Get "http://127.0.0.1:${port}/hang": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -115,12 +123,33 @@ describe('httpGet probes against a real server', () => {
 
   it('builds the request as upstream: pod IP, named port, path, User-Agent, Accept, headers and a Host override', async () => {
     const prober = createProber({ exec: new FakeExec().exec, userAgentVersion: '1.33' });
-    const probe: Probe = { httpGet: { path: '/ok', port: 'http', scheme: 'HTTP', httpHeaders: [{ name: 'X-Probe', value: 'yes' }, { name: 'Host', value: 'example.test' }] }, timeoutSeconds: 1 };
+    const probe: Probe = {
+      httpGet: {
+        path: '/ok',
+        port: 'http',
+        scheme: 'HTTP',
+        httpHeaders: [
+          { name: 'X-Probe', value: 'yes' },
+          { name: 'Host', value: 'example.test' },
+        ],
+      },
+      timeoutSeconds: 1,
+    };
     const r = await prober(target('readiness', probe, { ports: [{ name: 'http', containerPort: port }] }), never);
     expect(r).toEqual({ result: 'success', output: 'ok' });
     expect(lastHeaders).toMatchObject({ 'user-agent': 'kube-probe/1.33', accept: '*/*', 'x-probe': 'yes', host: 'example.test' });
     // A User-Agent in the spec wins; an empty Accept is dropped.
-    const custom: Probe = { httpGet: { path: '/ok', port, httpHeaders: [{ name: 'user-agent', value: 'mine' }, { name: 'Accept', value: '' }] }, timeoutSeconds: 1 };
+    const custom: Probe = {
+      httpGet: {
+        path: '/ok',
+        port,
+        httpHeaders: [
+          { name: 'user-agent', value: 'mine' },
+          { name: 'Accept', value: '' },
+        ],
+      },
+      timeoutSeconds: 1,
+    };
     await prober(target('liveness', custom), never);
     expect(lastHeaders['user-agent']).toBe('mine');
     expect(lastHeaders.accept).toBeUndefined();
@@ -129,7 +158,10 @@ describe('httpGet probes against a real server', () => {
 
   it('throws an INVALID_PROBE error for a named port the container does not have', async () => {
     const prober = createProber({ exec: new FakeExec().exec });
-    await expect(prober(target('liveness', { httpGet: { path: '/', port: 'missing' } }), never)).rejects.toMatchObject({ name: 'ProbeError', code: 'INVALID_PROBE' });
+    await expect(prober(target('liveness', { httpGet: { path: '/', port: 'missing' } }), never)).rejects.toMatchObject({
+      name: 'ProbeError',
+      code: 'INVALID_PROBE',
+    });
   });
 });
 
@@ -140,10 +172,31 @@ describe('httpGet probes over HTTPS without certificate verification', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'probe-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=self-signed.test'], { stdio: 'ignore' });
-    server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-      res.writeHead(req.url === '/healthz' ? 200 : 503).end('tls ok');
-    });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=self-signed.test',
+      ],
+      { stdio: 'ignore' },
+    );
+    server = https.createServer(
+      { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+      (req, res) => {
+        res.writeHead(req.url === '/healthz' ? 200 : 503).end('tls ok');
+      },
+    );
     port = await listen(server);
   });
 
@@ -155,7 +208,10 @@ describe('httpGet probes over HTTPS without certificate verification', () => {
 
   it('succeeds against a self-signed certificate and still checks the status code', async () => {
     const prober = createProber({ exec: new FakeExec().exec });
-    expect(await prober(target('liveness', { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, timeoutSeconds: 2 }), never)).toEqual({ result: 'success', output: 'tls ok' });
+    expect(await prober(target('liveness', { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, timeoutSeconds: 2 }), never)).toEqual({
+      result: 'success',
+      output: 'tls ok',
+    });
     expect(await prober(target('liveness', { httpGet: { path: '/down', port, scheme: 'HTTPS' }, timeoutSeconds: 2 }), never)).toEqual({
       result: 'failure',
       output: 'HTTP probe failed with statuscode: 503',
@@ -170,12 +226,20 @@ describe('tcpSocket probes', () => {
     try {
       expect(await doTcpProbe('127.0.0.1', port, 1000)).toEqual({ result: 'success', output: '' });
       const prober = createProber({ exec: new FakeExec().exec });
-      expect(await prober(target('readiness', { tcpSocket: { port: 'svc' }, timeoutSeconds: 1 }, { ports: [{ name: 'svc', containerPort: port }] }), never)).toMatchObject({ result: 'success' });
+      expect(
+        await prober(
+          target('readiness', { tcpSocket: { port: 'svc' }, timeoutSeconds: 1 }, { ports: [{ name: 'svc', containerPort: port }] }),
+          never,
+        ),
+      ).toMatchObject({ result: 'success' });
     } finally {
       await close(server);
     }
     const p = await closedPort();
-    expect(await doTcpProbe('127.0.0.1', p, 1000)).toEqual({ result: 'failure', output: `dial tcp 127.0.0.1:${p}: connect: connection refused` });
+    expect(await doTcpProbe('127.0.0.1', p, 1000)).toEqual({
+      result: 'failure',
+      output: `dial tcp 127.0.0.1:${p}: connect: connection refused`,
+    });
   });
 });
 
@@ -203,7 +267,9 @@ describe('grpc probes against a grpc-js health server', () => {
   };
 
   async function bind(s: grpc.Server): Promise<number> {
-    return new Promise((resolve, reject) => s.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    return new Promise((resolve, reject) =>
+      s.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
   }
 
   beforeAll(async () => {
@@ -241,31 +307,55 @@ describe('grpc probes against a grpc-js health server', () => {
   });
 
   it('fails when the server does not implement the health protocol, does not answer in time, or is not there', async () => {
-    expect((await doGrpcProbe('127.0.0.1', barePort, '', 2000, 'kube-probe/1.34')).output).toMatch(/^error: this server does not implement the grpc health protocol \(grpc\.health\.v1\.Health\)/);
-    expect(await doGrpcProbe('127.0.0.1', port, 'slow', 1000, 'kube-probe/1.34')).toEqual({ result: 'failure', output: 'timeout: health rpc did not complete within 1s' });
+    expect((await doGrpcProbe('127.0.0.1', barePort, '', 2000, 'kube-probe/1.34')).output).toMatch(
+      /^error: this server does not implement the grpc health protocol \(grpc\.health\.v1\.Health\)/,
+    );
+    expect(await doGrpcProbe('127.0.0.1', port, 'slow', 1000, 'kube-probe/1.34')).toEqual({
+      result: 'failure',
+      output: 'timeout: health rpc did not complete within 1s',
+    });
     const p = await closedPort();
     const r = await doGrpcProbe('127.0.0.1', p, '', 1000, 'kube-probe/1.34');
     expect(r.result).toBe('failure');
     expect(r.output).toMatch(/error|timeout/);
-    expect((await doGrpcProbe('127.0.0.1', port, 'other', 2000, 'kube-probe/1.34')).output).toMatch(/^error: health rpc probe failed: .*unknown service/);
+    expect((await doGrpcProbe('127.0.0.1', port, 'other', 2000, 'kube-probe/1.34')).output).toMatch(
+      /^error: health rpc probe failed: .*unknown service/,
+    );
   });
 });
 
 describe('exec probes', () => {
   it('succeeds on exit 0, fails with stdout+stderr otherwise, and expands $(VAR) from literal env', async () => {
     const fake = new FakeExec();
-    fake.setHandler((_id, cmd) => (cmd.includes('bad') ? { exitCode: 2, stdout: 'out ', stderr: Buffer.from('err') } : { exitCode: 0, stdout: 'fine', stderr: '' }));
+    fake.setHandler((_id, cmd) =>
+      cmd.includes('bad') ? { exitCode: 2, stdout: 'out ', stderr: Buffer.from('err') } : { exitCode: 0, stdout: 'fine', stderr: '' },
+    );
     const prober = createProber({ exec: fake.exec });
-    expect(await prober(target('liveness', { exec: { command: ['check', '$(MODE)', '$$(MODE)'] }, timeoutSeconds: 3 }, { env: [{ name: 'MODE', value: 'deep' }] }), never)).toEqual({ result: 'success', output: 'fine' });
+    expect(
+      await prober(
+        target(
+          'liveness',
+          { exec: { command: ['check', '$(MODE)', '$$(MODE)'] }, timeoutSeconds: 3 },
+          { env: [{ name: 'MODE', value: 'deep' }] },
+        ),
+        never,
+      ),
+    ).toEqual({ result: 'success', output: 'fine' });
     expect(fake.calls[0]).toEqual({ containerId: 'c1', cmd: ['check', 'deep', '$(MODE)'], timeoutSeconds: 3 });
-    expect(await prober(target('liveness', { exec: { command: ['check', 'bad'] } }), never)).toEqual({ result: 'failure', output: 'out err' });
+    expect(await prober(target('liveness', { exec: { command: ['check', 'bad'] } }), never)).toEqual({
+      result: 'failure',
+      output: 'out err',
+    });
   });
 
   it('turns a timeout into a failure with the upstream output, and throws other errors', async () => {
     const fake = new FakeExec();
     fake.setHandler((_id, cmd) => (cmd[0] === 'slow' ? 'timeout' : new Error('container not running')));
     const prober = createProber({ exec: fake.exec });
-    expect(await prober(target('liveness', { exec: { command: ['slow', 'op'] } }), never)).toEqual({ result: 'failure', output: 'command "slow op" timed out' });
+    expect(await prober(target('liveness', { exec: { command: ['slow', 'op'] } }), never)).toEqual({
+      result: 'failure',
+      output: 'command "slow op" timed out',
+    });
     await expect(prober(target('liveness', { exec: { command: ['x'] } }), never)).rejects.toThrow('container not running');
   });
 
@@ -297,9 +387,17 @@ describe('createCriExecFn', () => {
     const exec = createCriExecFn(runtime);
     const signal = new AbortController().signal;
     expect(await exec('cid', ['cat', '/ready'], 3, signal)).toEqual({ exitCode: 1, stdout: Buffer.from('a'), stderr: Buffer.from('b') });
-    expect(requests[0]).toEqual([{ containerId: 'cid', cmd: ['cat', '/ready'], timeout: 3 }, { timeoutMs: 4000, signal }]);
-    fail = new CriError('DEADLINE_EXCEEDED', 'ExecSync: DEADLINE_EXCEEDED: timeout 3s exceeded', { method: 'runtime.v1.RuntimeService/ExecSync' });
-    await expect(exec('cid', ['sleep', '10'], 3, signal)).rejects.toMatchObject({ code: 'EXEC_TIMEOUT', message: 'command "sleep 10" timed out' });
+    expect(requests[0]).toEqual([
+      { containerId: 'cid', cmd: ['cat', '/ready'], timeout: 3 },
+      { timeoutMs: 4000, signal },
+    ]);
+    fail = new CriError('DEADLINE_EXCEEDED', 'ExecSync: DEADLINE_EXCEEDED: timeout 3s exceeded', {
+      method: 'runtime.v1.RuntimeService/ExecSync',
+    });
+    await expect(exec('cid', ['sleep', '10'], 3, signal)).rejects.toMatchObject({
+      code: 'EXEC_TIMEOUT',
+      message: 'command "sleep 10" timed out',
+    });
     fail = new CriError('NOT_FOUND', 'ExecSync: NOT_FOUND: no such container', { method: 'runtime.v1.RuntimeService/ExecSync' });
     await expect(exec('cid', ['true'], 1, signal)).rejects.toMatchObject({ code: 'EXEC_FAILED' });
   });

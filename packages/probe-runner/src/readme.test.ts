@@ -20,12 +20,24 @@ describe('README', () => {
     const pod = newPod({
       name: 'web',
       uid: 'uid-web',
-      containers: [{ name: 'app', readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1, failureThreshold: 1 } }],
+      containers: [
+        { name: 'app', readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1, failureThreshold: 1 } },
+      ],
     });
     const status: PodStatus = {
       phase: 'Running',
       podIP: '10.77.0.9',
-      containerStatuses: [{ name: 'app', containerID: 'containerd://c1', state: { running: {} }, ready: false, restartCount: 0, image: 'busybox', imageID: '' }],
+      containerStatuses: [
+        {
+          name: 'app',
+          containerID: 'containerd://c1',
+          state: { running: {} },
+          ready: false,
+          restartCount: 0,
+          image: 'busybox',
+          imageID: '',
+        },
+      ],
     };
 
     // README:begin

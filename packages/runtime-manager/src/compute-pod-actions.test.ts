@@ -145,13 +145,7 @@ describe('computePodActions: regular containers', () => {
       undefined,
       { killPod: false, createSandbox: false, containersToStart: [], kill: [] },
     ],
-    [
-      'missing container is started',
-      makePod(),
-      () => status([sandbox()], [running(c1)]),
-      undefined,
-      { containersToStart: [1], kill: [] },
-    ],
+    ['missing container is started', makePod(), () => status([sandbox()], [running(c1)]), undefined, { containersToStart: [1], kill: [] }],
     [
       'Always: exited(0) container is restarted',
       makePod(),

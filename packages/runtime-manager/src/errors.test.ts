@@ -6,7 +6,11 @@ describe('RuntimeManagerError', () => {
   it('carries the upstream reason of its code, separate from the code', () => {
     const err = new RuntimeManagerError('CRASH_LOOP_BACK_OFF', 'back-off 10s restarting failed container');
     expect(err).toMatchObject({ name: 'RuntimeManagerError', code: 'CRASH_LOOP_BACK_OFF', reason: Reason.CrashLoopBackOff });
-    expect(RuntimeManagerError.from(new Error('socket closed'))).toMatchObject({ code: 'RUNTIME_ERROR', reason: 'RuntimeError', message: 'socket closed' });
+    expect(RuntimeManagerError.from(new Error('socket closed'))).toMatchObject({
+      code: 'RUNTIME_ERROR',
+      reason: 'RuntimeError',
+      message: 'socket closed',
+    });
   });
 
   it('maps every upstream reason a sync result can carry to a code and back', () => {

@@ -49,7 +49,11 @@ class TestImages implements ImageService {
 }
 
 const pod = (uid = 'u1'): Pod => ({ metadata: { name: 'p', namespace: 'ns', uid }, spec: { containers: [] } });
-const container = (image: string, imagePullPolicy?: string): Container => ({ name: 'c', image, ...(imagePullPolicy ? { imagePullPolicy } : {}) });
+const container = (image: string, imagePullPolicy?: string): Container => ({
+  name: 'c',
+  image,
+  ...(imagePullPolicy ? { imagePullPolicy } : {}),
+});
 
 async function reasonOf(p: Promise<unknown>): Promise<[string, string]> {
   const err = await p.then(
@@ -153,7 +157,10 @@ describe('createImagePuller', () => {
     await clock.advance(1);
     await expect(puller.ensureImageExists(pod(), container('img:1', 'Always'))).resolves.toBe('sha256:5');
     images.pullError = new Error('again');
-    expect(await reasonOf(puller.ensureImageExists(pod(), container('img:1', 'Always')))).toEqual(['ErrImagePull', 'Failed to pull image "img:1": again']);
+    expect(await reasonOf(puller.ensureImageExists(pod(), container('img:1', 'Always')))).toEqual([
+      'ErrImagePull',
+      'Failed to pull image "img:1": again',
+    ]);
   });
 
   it('serializes pulls by default and deduplicates concurrent pulls of one image', async () => {
@@ -178,7 +185,12 @@ describe('createImagePuller', () => {
     const images = new TestImages();
     let release = (): void => undefined;
     images.gate = new Promise<void>((resolve) => (release = resolve));
-    const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false, maxParallelImagePulls: 2 });
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      serializeImagePulls: false,
+      maxParallelImagePulls: 2,
+    });
     const all = Promise.all(['a:1', 'b:1', 'c:1', 'd:1'].map((i) => puller.ensureImageExists(pod(), container(i))));
     await flushMicrotasks();
     expect(images.active).toBe(2);
@@ -261,7 +273,12 @@ describe('createImagePuller', () => {
 
     it('maxParallelImagePulls: a queued pull starts as soon as one of the running ones ends', async () => {
       const images = new GatedImages();
-      const puller = createImagePuller({ imageService: images, clock: new FakeClock(), serializeImagePulls: false, maxParallelImagePulls: 2 });
+      const puller = createImagePuller({
+        imageService: images,
+        clock: new FakeClock(),
+        serializeImagePulls: false,
+        maxParallelImagePulls: 2,
+      });
       const all = Promise.all(['a:1', 'b:1', 'c:1'].map((i) => puller.ensureImageExists(pod(), container(i))));
       await flushMicrotasks();
       expect(images.pulls).toEqual(['a:1', 'b:1']);
@@ -275,7 +292,9 @@ describe('createImagePuller', () => {
     });
 
     it('refuses a maxParallelImagePulls below 1', () => {
-      expect(() => createImagePuller({ imageService: new TestImages(), serializeImagePulls: false, maxParallelImagePulls: 0 })).toThrow(RangeError);
+      expect(() => createImagePuller({ imageService: new TestImages(), serializeImagePulls: false, maxParallelImagePulls: 0 })).toThrow(
+        RangeError,
+      );
     });
 
     it('concurrent pulls of one image (also spelled without its :latest tag) make one CRI PullImage call; a failure reaches every waiter', async () => {
@@ -292,7 +311,10 @@ describe('createImagePuller', () => {
       for (const w of waiters) expect(await w).toEqual(['ErrImagePull', 'Failed to pull image "app:1": manifest unknown']);
 
       // the shared pull is forgotten once it ended: a later pull calls the runtime again
-      const latest = [puller.ensureImageExists(pod('d'), container('web', 'Always')), puller.ensureImageExists(pod('e'), container('web:latest', 'Always'))];
+      const latest = [
+        puller.ensureImageExists(pod('d'), container('web', 'Always')),
+        puller.ensureImageExists(pod('e'), container('web:latest', 'Always')),
+      ];
       await flushMicrotasks();
       expect(images.pulls).toEqual(['app:1', 'web:latest']);
       images.next().release();

@@ -59,7 +59,10 @@ const DIGEST = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]
  */
 export function applyDefaultImageTag(image: string): string {
   const invalid = (why: string): RuntimeManagerError =>
-    new RuntimeManagerError('INVALID_IMAGE_NAME', `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`);
+    new RuntimeManagerError(
+      'INVALID_IMAGE_NAME',
+      `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${why}`,
+    );
   if (image === '') throw invalid('invalid reference format');
   const ref = parseImageReference(image);
   if (ref.digest !== undefined && !DIGEST.test(ref.digest)) throw invalid('invalid reference format');
@@ -70,7 +73,9 @@ export function applyDefaultImageTag(image: string): string {
   if (hasDomain && !DOMAIN.test(first)) throw invalid('invalid reference format');
   const path = hasDomain ? parts.slice(1) : parts;
   if (path.length === 0 || path.some((p) => !PATH_COMPONENT.test(p))) {
-    throw invalid(/[A-Z]/.test(ref.repository) ? 'invalid reference format: repository name must be lowercase' : 'invalid reference format');
+    throw invalid(
+      /[A-Z]/.test(ref.repository) ? 'invalid reference format: repository name must be lowercase' : 'invalid reference format',
+    );
   }
   return isUntaggedImage(ref) ? `${image}:latest` : image;
 }
@@ -117,13 +122,18 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       try {
         imageRef = await imageRefOf(image, callOptions.runtimeHandler, callOptions.signal);
       } catch (err) {
-        throw new RuntimeManagerError('IMAGE_INSPECT_ERROR', `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError('IMAGE_INSPECT_ERROR', `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, {
+          cause: err,
+        });
       }
       const present = imageRef !== '';
       const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
       if (!shouldPull) {
         if (present) return imageRef;
-        throw new RuntimeManagerError('ERR_IMAGE_NEVER_PULL', `Container image "${container.image}" is not present with pull policy of Never`);
+        throw new RuntimeManagerError(
+          'ERR_IMAGE_NEVER_PULL',
+          `Container image "${container.image}" is not present with pull policy of Never`,
+        );
       }
 
       const key = `${pod.metadata.uid}_${image}`;
@@ -135,18 +145,22 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       const auth = options.getPullCredentials?.(image, pod);
       try {
         log.info('Pulling image');
-        const ref = await abortable(pull(image, async () => {
-          const response = await options.imageService.pullImage(
-            {
-              image: { image, ...(callOptions.runtimeHandler === undefined ? {} : { runtimeHandler: callOptions.runtimeHandler }) },
-              ...(auth === undefined ? {} : { auth }),
-              ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
-            },
-            // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
-            options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
-          );
-          return response.imageRef;
-        }), callOptions.signal, () => new PullAborted('aborted', { cause: callOptions.signal?.reason }));
+        const ref = await abortable(
+          pull(image, async () => {
+            const response = await options.imageService.pullImage(
+              {
+                image: { image, ...(callOptions.runtimeHandler === undefined ? {} : { runtimeHandler: callOptions.runtimeHandler }) },
+                ...(auth === undefined ? {} : { auth }),
+                ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
+              },
+              // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
+              options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
+            );
+            return response.imageRef;
+          }),
+          callOptions.signal,
+          () => new PullAborted('aborted', { cause: callOptions.signal?.reason }),
+        );
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();
@@ -160,7 +174,9 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
         backoff.next(key);
         lastFailure.set(key, clock.now());
         log.warn('Failed to pull image', { err: errorMessage(err) });
-        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, { cause: err });
+        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, {
+          cause: err,
+        });
       }
     },
   };

@@ -48,7 +48,12 @@ const app = pod.spec.containers[0]!;
 describe('labels and annotations', () => {
   it('sandbox labels carry the pod labels plus the upstream identity labels, which win', () => {
     const labels = newPodLabels(pod);
-    expect(labels).toEqual({ app: 'web', 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'prod', 'io.kubernetes.pod.uid': 'u-1' });
+    expect(labels).toEqual({
+      app: 'web',
+      'io.kubernetes.pod.name': 'web',
+      'io.kubernetes.pod.namespace': 'prod',
+      'io.kubernetes.pod.uid': 'u-1',
+    });
     expect(newPodAnnotations(pod)).toEqual({ note: 'x' });
     expect(decodeSandboxLabels(labels)).toEqual({ podName: 'web', podNamespace: 'prod', podUID: 'u-1', labels: { app: 'web' } });
   });
@@ -98,7 +103,10 @@ describe('labels and annotations', () => {
       'io.kubernetes.container.terminationMessagePolicy',
       'io.kubernetes.container.type',
     ]);
-    const decoded = decodeContainerAnnotations({ [CONTAINER_RESTART_COUNT_ANNOTATION]: 'x', [CONTAINER_PRE_STOP_HANDLER_ANNOTATION]: '{bad' });
+    const decoded = decodeContainerAnnotations({
+      [CONTAINER_RESTART_COUNT_ANNOTATION]: 'x',
+      [CONTAINER_PRE_STOP_HANDLER_ANNOTATION]: '{bad',
+    });
     expect(decoded.restartCount).toBe(0);
     expect(decoded.preStopHandler).toBeUndefined();
     expect(decoded.podTerminationGracePeriodSeconds).toBeUndefined();

@@ -20,7 +20,6 @@ import {
 // The kuberuntime encoding of a pod and its containers onto CRI labels and annotations (upstream
 // kuberuntime/labels.go); the names are the shared contract of @kubelet-ts/container-runtime.
 
-
 /** Sandbox labels: the pod's labels plus name, namespace and UID (which win over the pod's own). */
 export function newPodLabels(pod: Pod): Record<string, string> {
   return {

@@ -30,11 +30,18 @@ describe('README', () => {
       getPodDNS: async () => ({ servers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: ['ndots:5'] }),
       getPodDir: (uid) => path.join(tmp, 'pods', uid),
     };
-    const runtime = createRuntimeManager({ runtimeService: cri.runtime, imageService: cri.image, helper, podLogsDir: path.join(tmp, 'logs'), clock });
+    const runtime = createRuntimeManager({
+      runtimeService: cri.runtime,
+      imageService: cri.image,
+      helper,
+      podLogsDir: path.join(tmp, 'logs'),
+      clock,
+    });
     const crashLoopBackoff = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
     const deleted = new Set<string>();
 
-    const sync = async () => runtime.syncPod(pod, await runtime.getPodStatus(pod.metadata.uid, pod.metadata.name, pod.metadata.namespace), crashLoopBackoff);
+    const sync = async () =>
+      runtime.syncPod(pod, await runtime.getPodStatus(pod.metadata.uid, pod.metadata.name, pod.metadata.namespace), crashLoopBackoff);
     expect((await sync()).error).toBeUndefined();
     // the container crashes twice in a row
     for (let i = 0; i < 2; i++) {

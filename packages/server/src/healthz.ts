@@ -32,7 +32,9 @@ export function syncLoopHealthz(options: SyncLoopHealthzOptions): HealthzCheck {
     check() {
       const entered = options.latestLoopEntry();
       if (entered !== undefined && clock.now() > entered + limitMs) {
-        throw new Error(`sync loop took longer than expected: last entered ${Math.round((clock.now() - entered) / 1000)}s ago (limit ${limitMs / 1000}s)`);
+        throw new Error(
+          `sync loop took longer than expected: last entered ${Math.round((clock.now() - entered) / 1000)}s ago (limit ${limitMs / 1000}s)`,
+        );
       }
     },
   };
@@ -94,7 +96,12 @@ export function installHealthz(router: Router, options: HealthzOptions): void {
   }
 
   router.add('*', path, async (_req, res, { url }) => {
-    const excluded = new Set(url.searchParams.getAll('exclude').flatMap((v) => v.split(',')).filter((v) => v !== ''));
+    const excluded = new Set(
+      url.searchParams
+        .getAll('exclude')
+        .flatMap((v) => v.split(','))
+        .filter((v) => v !== ''),
+    );
     let lines = '';
     const failed: string[] = [];
     for (const check of checks) {
@@ -111,7 +118,8 @@ export function installHealthz(router: Router, options: HealthzOptions): void {
         logger.info('healthz check failed', { check: check.name, err: errorMessage(err) });
       }
     }
-    if (excluded.size > 0) lines += `warn: some health checks cannot be excluded: no matches for ${[...excluded].map((e) => JSON.stringify(e)).join(',')}\n`;
+    if (excluded.size > 0)
+      lines += `warn: some health checks cannot be excluded: no matches for ${[...excluded].map((e) => JSON.stringify(e)).join(',')}\n`;
     if (failed.length > 0) {
       sendText(res, 500, `${lines}${name} check failed\n`);
       return;

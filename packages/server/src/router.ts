@@ -97,7 +97,9 @@ export function createRouter(options: RouterOptions = {}): Router {
     const table = isPrefix ? prefixes : exact;
     const routes = table.get(key) ?? [];
     const wanted = methods === '*' ? '*' : new Set<string>(methods);
-    const overlaps = routes.some((r) => r.methods === '*' || wanted === '*' || [...wanted].some((m) => (r.methods as ReadonlySet<string>).has(m)));
+    const overlaps = routes.some(
+      (r) => r.methods === '*' || wanted === '*' || [...wanted].some((m) => (r.methods as ReadonlySet<string>).has(m)),
+    );
     if (overlaps) throw new ServerError('INVALID_ROUTE', `a handler is already registered for ${path}`);
     routes.push({ methods: wanted, handler });
     table.set(key, routes);

@@ -132,7 +132,9 @@ describe('createReadOnlyServer', () => {
   it('lets other packages add endpoints through the router, before or after listen', async () => {
     const server = createReadOnlyServer({ getPods: () => [], checks: [] });
     const base = await start(server);
-    server.router.get('/containerLogs/*', (_req, res, { rest, url }) => sendText(res, 200, `${rest} tail=${url.searchParams.get('tailLines')}`));
+    server.router.get('/containerLogs/*', (_req, res, { rest, url }) =>
+      sendText(res, 200, `${rest} tail=${url.searchParams.get('tailLines')}`),
+    );
     expect(await get(`${base}/containerLogs/default/web/app?tailLines=5`)).toMatchObject({ status: 200, body: 'default/web/app tail=5' });
     expect(() => server.router.get('/pods', () => undefined)).toThrow('already registered');
   });

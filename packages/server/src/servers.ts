@@ -37,7 +37,12 @@ export interface ReadOnlyServerOptions {
 }
 
 /** The body of `GET /pods`, shaped as upstream's encoded v1.PodList (`items` is null when empty, as Go encodes a nil slice). */
-export function podListBody(pods: readonly Pod[]): { kind: 'PodList'; apiVersion: 'v1'; metadata: Record<string, never>; items: Pod[] | null } {
+export function podListBody(pods: readonly Pod[]): {
+  kind: 'PodList';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  items: Pod[] | null;
+} {
   return { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: pods.length === 0 ? null : [...pods] };
 }
 

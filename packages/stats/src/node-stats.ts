@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import type { HostFs, StatfsInfo } from './host.js';
 import { isNotFound } from './host.js';
-import { parseBootTimeSeconds, parseKeyValues, parseLoadavgTasks, parseMemTotalBytes, parseNetDev, parseProcStatCpuNs, parseUint } from './internal/parse.js';
+import {
+  parseBootTimeSeconds,
+  parseKeyValues,
+  parseLoadavgTasks,
+  parseMemTotalBytes,
+  parseNetDev,
+  parseProcStatCpuNs,
+  parseUint,
+} from './internal/parse.js';
 import type { FsStats, NetworkStats, RlimitStats } from './types.js';
 
 export type CgroupMode = 'v1' | 'v2';
@@ -87,7 +95,8 @@ export async function readRootMemory(paths: NodeStatsPaths, mode: CgroupMode): P
   const dir = join(cgroupFsPath, 'memory');
   const usageText = await fs.readFile(join(dir, 'memory.usage_in_bytes'));
   const usageBytes = parseUint(usageText);
-  if (usageBytes === undefined) throw new Error(`cannot parse ${join(dir, 'memory.usage_in_bytes')}: ${JSON.stringify(usageText.slice(0, 40))}`);
+  if (usageBytes === undefined)
+    throw new Error(`cannot parse ${join(dir, 'memory.usage_in_bytes')}: ${JSON.stringify(usageText.slice(0, 40))}`);
   const stat = parseKeyValues(await fs.readFile(join(dir, 'memory.stat')));
   return {
     usageBytes,

@@ -15,7 +15,11 @@ describe('README', () => {
     const cri = createFakeCriClient({ clock, image: { imageFsMountpoint: '/var/lib/kubelet' } });
     const pod = newPod({ name: 'web', uid: 'uid-web' });
     const kubelet = { getPods: () => [pod] };
-    const cm = { podContainerManager: { podStats: async (_pod: unknown) => ({ cpuUsageNanoseconds: 1e9, memoryUsageBytes: 2e6, memoryWorkingSetBytes: 1e6 }) } };
+    const cm = {
+      podContainerManager: {
+        podStats: async (_pod: unknown) => ({ cpuUsageNanoseconds: 1e9, memoryUsageBytes: 2e6, memoryWorkingSetBytes: 1e6 }),
+      },
+    };
     await cri.runtime.runPodSandbox({ config: { metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 } } });
     const machine = { host: newFakeNodeHost({ rootDir: '/var/lib/kubelet' }), clock }; // tests only
 

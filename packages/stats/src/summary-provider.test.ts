@@ -25,7 +25,13 @@ interface Harness {
 function harness(over: Partial<SummaryProviderOptions> = {}, hostOptions: Parameters<typeof newFakeNodeHost>[0] = {}): Harness {
   const clock = new FakeClock(START);
   const host = newFakeNodeHost({ rootDir: ROOT, ...hostOptions });
-  host.mkdir(IMAGEFS).setStatfs('/var/lib/containerd', { bsize: 4096, blocks: (50 * GiB) / 4096, bfree: (20 * GiB) / 4096, bavail: (20 * GiB) / 4096, files: 500_000, ffree: 400_000 }, { device: 2 });
+  host
+    .mkdir(IMAGEFS)
+    .setStatfs(
+      '/var/lib/containerd',
+      { bsize: 4096, blocks: (50 * GiB) / 4096, bfree: (20 * GiB) / 4096, bavail: (20 * GiB) / 4096, files: 500_000, ffree: 400_000 },
+      { device: 2 },
+    );
   const cri = createFakeCriClient({ clock, image: { imageFsMountpoint: IMAGEFS, images: [{ ref: 'busybox', size: 5_000_000 }] } });
   const pods: Pod[] = [];
   const options: SummaryProviderOptions = {
@@ -51,7 +57,11 @@ async function runPod(h: Harness, pod: Pod, names = pod.spec.containers.map((c) 
   for (const c of names) {
     const { containerId } = await h.cri.runtime.createContainer({
       podSandboxId,
-      config: { metadata: { name: c, attempt: 0 }, image: { image: 'busybox' }, labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': c } },
+      config: {
+        metadata: { name: c, attempt: 0 },
+        image: { image: 'busybox' },
+        labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': c },
+      },
       sandboxConfig,
     });
     await h.cri.runtime.startContainer({ containerId });
@@ -73,7 +83,14 @@ describe('node figures', () => {
   it('reports memory as upstream: working set = root usage − total_inactive_file, available = MemTotal − working set', async () => {
     const h = harness({}, { memTotalBytes: 8 * GiB, memoryUsageBytes: 3 * GiB, inactiveFileBytes: GiB });
     const { node } = await createSummaryProvider(h.options).get();
-    expect(node.memory).toMatchObject({ usageBytes: 3 * GiB, workingSetBytes: 2 * GiB, availableBytes: 6 * GiB, rssBytes: 1.5 * GiB, pageFaults: 1000, majorPageFaults: 10 });
+    expect(node.memory).toMatchObject({
+      usageBytes: 3 * GiB,
+      workingSetBytes: 2 * GiB,
+      availableBytes: 6 * GiB,
+      rssBytes: 1.5 * GiB,
+      pageFaults: 1000,
+      majorPageFaults: 10,
+    });
     expect(node.memory?.time).toBe(new Date(START).toISOString());
   });
 
@@ -88,7 +105,10 @@ describe('node figures', () => {
   });
 
   it('reads the v2 root memory.stat: usage = anon + file, working set = usage − inactive_file', async () => {
-    const h = harness({}, { cgroupMode: 'v2', memTotalBytes: 16 * GiB, memoryUsageBytes: 4 * GiB, inactiveFileBytes: GiB, cpuUsageNs: 5_000_000_000 });
+    const h = harness(
+      {},
+      { cgroupMode: 'v2', memTotalBytes: 16 * GiB, memoryUsageBytes: 4 * GiB, inactiveFileBytes: GiB, cpuUsageNs: 5_000_000_000 },
+    );
     const { node } = await createSummaryProvider(h.options).get();
     expect(node.memory).toMatchObject({ usageBytes: 4 * GiB, workingSetBytes: 3 * GiB, availableBytes: 13 * GiB, rssBytes: 2 * GiB });
     expect(node.cpu?.usageCoreNanoSeconds).toBe(5_000_000_000);
@@ -195,9 +215,15 @@ describe('node figures', () => {
   it('fails with NODE_STATS when the root cgroup memory cannot be read, and with RUNTIME when CRI has no image filesystem', async () => {
     const h = harness();
     h.host.remove('/sys/fs/cgroup/memory');
-    await expect(createSummaryProvider(h.options).get()).rejects.toMatchObject({ name: 'StatsError', code: 'NODE_STATS', message: 'failed to get root cgroup memory stats' });
+    await expect(createSummaryProvider(h.options).get()).rejects.toMatchObject({
+      name: 'StatsError',
+      code: 'NODE_STATS',
+      message: 'failed to get root cgroup memory stats',
+    });
     const h2 = harness({ imageService: { imageFsInfo: async () => ({ imageFilesystems: [], containerFilesystems: [] }) } });
-    const err: unknown = await createSummaryProvider(h2.options).get().catch((e: unknown) => e);
+    const err: unknown = await createSummaryProvider(h2.options)
+      .get()
+      .catch((e: unknown) => e);
     expect(StatsError.is(err) && err.code).toBe('RUNTIME');
   });
 });
@@ -242,7 +268,10 @@ describe('pods', () => {
       name: 'web',
       namespace: 'prod',
       uid: 'uid-web',
-      containers: [{ name: 'app', resources: { limits: { memory: '100Mi' } } }, { name: 'side', resources: { limits: { memory: '50Mi' } } }],
+      containers: [
+        { name: 'app', resources: { limits: { memory: '100Mi' } } },
+        { name: 'side', resources: { limits: { memory: '50Mi' } } },
+      ],
       spec: {
         volumes: [
           { name: 'cache', emptyDir: {} },
@@ -260,7 +289,16 @@ describe('pods', () => {
     const ids = await runPod(h, pod);
     h.cri.runtime.setContainerStats(ids['app'] ?? '', {
       cpu: { timestamp: nanos(START), usageCoreNanoSeconds: u64(2_000_000_000), usageNanoCores: null, psi: null },
-      memory: { timestamp: nanos(START), workingSetBytes: u64(30 * 1024 * 1024), availableBytes: u64(0), usageBytes: u64(40 * 1024 * 1024), rssBytes: u64(20 * 1024 * 1024), pageFaults: u64(5), majorPageFaults: u64(1), psi: null },
+      memory: {
+        timestamp: nanos(START),
+        workingSetBytes: u64(30 * 1024 * 1024),
+        availableBytes: u64(0),
+        usageBytes: u64(40 * 1024 * 1024),
+        rssBytes: u64(20 * 1024 * 1024),
+        pageFaults: u64(5),
+        majorPageFaults: u64(1),
+        psi: null,
+      },
       writableLayer: { timestamp: nanos(START), fsId: { mountpoint: IMAGEFS }, usedBytes: u64(8192), inodesUsed: u64(3) },
     });
     h.host.setFile(`${LOGS}/prod_web_uid-web/app/0.log`, 'x'.repeat(5000)); // 2 blocks of 4 KiB
@@ -271,7 +309,12 @@ describe('pods', () => {
     expect(stats?.podRef).toEqual({ name: 'web', namespace: 'prod', uid: 'uid-web' });
     const app = stats?.containers.find((c) => c.name === 'app');
     expect(app?.cpu).toEqual({ time: new Date(START).toISOString(), usageCoreNanoSeconds: 2_000_000_000 });
-    expect(app?.memory).toMatchObject({ workingSetBytes: 30 * 1024 * 1024, usageBytes: 40 * 1024 * 1024, rssBytes: 20 * 1024 * 1024, availableBytes: 70 * 1024 * 1024 });
+    expect(app?.memory).toMatchObject({
+      workingSetBytes: 30 * 1024 * 1024,
+      usageBytes: 40 * 1024 * 1024,
+      rssBytes: 20 * 1024 * 1024,
+      availableBytes: 70 * 1024 * 1024,
+    });
     expect(app?.rootfs).toMatchObject({ usedBytes: 8192, inodesUsed: 3, capacityBytes: 50 * GiB, availableBytes: 20 * GiB });
     expect(app?.logs).toMatchObject({ usedBytes: 3 * 4096, inodesUsed: 2, capacityBytes: 100 * GiB, availableBytes: 30 * GiB });
     expect(stats?.containers.map((c) => c.name).sort()).toEqual(['app', 'side']);
@@ -281,7 +324,9 @@ describe('pods', () => {
     const h = harness();
     const ids = await runPod(h, webPod(), ['app']);
     const id = ids['app'] ?? '';
-    const cpu = (ms: number, usage: number) => ({ cpu: { timestamp: nanos(ms), usageCoreNanoSeconds: u64(usage), usageNanoCores: null, psi: null } });
+    const cpu = (ms: number, usage: number) => ({
+      cpu: { timestamp: nanos(ms), usageCoreNanoSeconds: u64(usage), usageNanoCores: null, psi: null },
+    });
     h.cri.runtime.setContainerStats(id, cpu(START, 1_000_000_000));
     const provider = createSummaryProvider(h.options);
     await provider.get({ updateStats: true });
@@ -289,11 +334,15 @@ describe('pods', () => {
     const summary = await provider.get({ updateStats: true });
     expect(summary.pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(250_000_000);
     // Our rate wins over the runtime's own figure (containerd 1.6 reports 0 between its samples)...
-    h.cri.runtime.setContainerStats(id, { cpu: { timestamp: nanos(START + 4000), usageCoreNanoSeconds: u64(2e9), usageNanoCores: u64(0), psi: null } });
+    h.cri.runtime.setContainerStats(id, {
+      cpu: { timestamp: nanos(START + 4000), usageCoreNanoSeconds: u64(2e9), usageNanoCores: u64(0), psi: null },
+    });
     expect((await provider.get({ updateStats: true })).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(250_000_000);
     // ...which is used only while we have a single sample (a new container).
     const fresh = createSummaryProvider(h.options);
-    h.cri.runtime.setContainerStats(id, { cpu: { timestamp: nanos(START + 6000), usageCoreNanoSeconds: u64(3e9), usageNanoCores: u64(42), psi: null } });
+    h.cri.runtime.setContainerStats(id, {
+      cpu: { timestamp: nanos(START + 6000), usageCoreNanoSeconds: u64(3e9), usageNanoCores: u64(42), psi: null },
+    });
     expect((await fresh.get()).pods[0]?.containers[0]?.cpu?.usageNanoCores).toBe(42);
   });
 
@@ -307,7 +356,15 @@ describe('pods', () => {
     const provider = createSummaryProvider(h.options);
     const summary = await provider.get();
     const web = summary.pods.find((p) => p.podRef.name === 'web');
-    expect(web?.network).toEqual({ time: new Date(START).toISOString(), name: 'eth0', rxBytes: 70, rxErrors: 0, txBytes: 80, txErrors: 3, interfaces: [{ name: 'eth0', rxBytes: 70, rxErrors: 0, txBytes: 80, txErrors: 3 }] });
+    expect(web?.network).toEqual({
+      time: new Date(START).toISOString(),
+      name: 'eth0',
+      rxBytes: 70,
+      rxErrors: 0,
+      txBytes: 80,
+      txErrors: 3,
+      interfaces: [{ name: 'eth0', rxBytes: 70, rxErrors: 0, txBytes: 80, txErrors: 3 }],
+    });
     expect(summary.pods.find((p) => p.podRef.name === 'host')?.network).toBeUndefined();
     // The pid is asked once per sandbox.
     await provider.get({ updateStats: true });
@@ -329,7 +386,8 @@ describe('pods', () => {
     await runPod(h, webPod());
     await runPod(h, newPod({ name: 'db', namespace: 'prod', uid: 'uid-db', containers: [{ name: 'pg' }] }));
     const provider = createSummaryProvider(h.options);
-    const runtimeLists = (): number => h.cri.runtime.calls.filter((c) => c.method === 'listContainerStats' || c.method === 'listPodSandbox').length;
+    const runtimeLists = (): number =>
+      h.cri.runtime.calls.filter((c) => c.method === 'listContainerStats' || c.method === 'listPodSandbox').length;
 
     const one = await provider.get({ updateStats: true, podUIDs: new Set(['uid-db']) });
     expect(one.pods.map((p) => p.podRef.name)).toEqual(['db']);
@@ -360,7 +418,12 @@ describe('pods', () => {
     const stats = (await createSummaryProvider(h.options).get()).pods[0];
     expect(seen).toEqual(['uid-web']);
     expect(stats?.cpu).toEqual({ time: new Date(START).toISOString(), usageCoreNanoSeconds: 9_000 });
-    expect(stats?.memory).toEqual({ time: new Date(START).toISOString(), usageBytes: 80 * 1024 * 1024, workingSetBytes: 60 * 1024 * 1024, availableBytes: 90 * 1024 * 1024 });
+    expect(stats?.memory).toEqual({
+      time: new Date(START).toISOString(),
+      usageBytes: 80 * 1024 * 1024,
+      workingSetBytes: 60 * 1024 * 1024,
+      availableBytes: 90 * 1024 * 1024,
+    });
     expect(stats?.process_stats).toEqual({ process_count: 4 });
   });
 
@@ -368,7 +431,18 @@ describe('pods', () => {
     const logger = new RecordingLogger();
     const h = harness({ podCgroupStats: async () => Promise.reject(new Error('no cgroup')), logger });
     const ids = await runPod(h, webPod());
-    const mem = (ws: number) => ({ memory: { timestamp: nanos(START), workingSetBytes: u64(ws), availableBytes: null, usageBytes: u64(ws), rssBytes: null, pageFaults: null, majorPageFaults: null, psi: null } });
+    const mem = (ws: number) => ({
+      memory: {
+        timestamp: nanos(START),
+        workingSetBytes: u64(ws),
+        availableBytes: null,
+        usageBytes: u64(ws),
+        rssBytes: null,
+        pageFaults: null,
+        majorPageFaults: null,
+        psi: null,
+      },
+    });
     h.cri.runtime.setContainerStats(ids['app'] ?? '', mem(1000));
     h.cri.runtime.setContainerStats(ids['side'] ?? '', mem(500));
     const stats = (await createSummaryProvider(h.options).get()).pods[0];
@@ -386,7 +460,9 @@ describe('pods', () => {
       ],
     });
     const ids = await runPod(h, webPod());
-    const layer = (bytes: number, inodes: number) => ({ writableLayer: { timestamp: nanos(START), fsId: { mountpoint: IMAGEFS }, usedBytes: u64(bytes), inodesUsed: u64(inodes) } });
+    const layer = (bytes: number, inodes: number) => ({
+      writableLayer: { timestamp: nanos(START), fsId: { mountpoint: IMAGEFS }, usedBytes: u64(bytes), inodesUsed: u64(inodes) },
+    });
     h.cri.runtime.setContainerStats(ids['app'] ?? '', layer(10_000, 10));
     h.cri.runtime.setContainerStats(ids['side'] ?? '', layer(20_000, 20));
     h.host.setFile(`${LOGS}/prod_web_uid-web/app/0.log`, 'a', { blocks: 16 }); // 8 KiB
@@ -432,6 +508,8 @@ describe('createSummaryProvider options', () => {
   it('refuses an empty node name and a negative housekeeping interval', () => {
     const h = harness();
     expect(() => createSummaryProvider({ ...h.options, nodeName: '' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
-    expect(() => createSummaryProvider({ ...h.options, housekeepingIntervalMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
+    expect(() => createSummaryProvider({ ...h.options, housekeepingIntervalMs: -1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
   });
 });

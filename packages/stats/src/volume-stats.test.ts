@@ -91,7 +91,9 @@ describe('createVolumeStatsSource', () => {
       await clock.advance(1_000);
       expect(used(await source(pod))).toEqual([['cache', (8 + 8) * 512]]);
       await settle();
-      expect(await source(pod)).toEqual([expect.objectContaining({ name: 'cache', usedBytes: (8 + 8 + 1000) * 512, inodesUsed: 3, time: '2026-01-01T00:01:30.000Z' })]);
+      expect(await source(pod)).toEqual([
+        expect.objectContaining({ name: 'cache', usedBytes: (8 + 8 + 1000) * 512, inodesUsed: 3, time: '2026-01-01T00:01:30.000Z' }),
+      ]);
 
       // And not again before another period × 1.5 from that measurement.
       fs.setFile(`${base}/cache/third`, 'z', { blocks: 8 });

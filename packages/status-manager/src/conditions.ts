@@ -36,8 +36,7 @@ export function hasAnyRegularContainerStarted(pod: Pod, statuses: readonly Conta
   const names = new Set(pod.spec.containers.map((c) => c.name));
   return statuses.some(
     (s) =>
-      names.has(s.name) &&
-      (s.state?.running !== undefined || s.state?.terminated !== undefined || s.lastState?.terminated !== undefined),
+      names.has(s.name) && (s.state?.running !== undefined || s.state?.terminated !== undefined || s.lastState?.terminated !== undefined),
   );
 }
 
@@ -128,11 +127,16 @@ export function generatePodInitializedCondition(pod: Pod, statuses: readonly Con
  * Upstream updateLastTransitionTime, for every condition that has none: the previous status's
  * time while the condition's status is unchanged, else now.
  */
-export function updateLastTransitionTimes(conditions: readonly PodCondition[], previous: readonly PodCondition[], now: number): PodCondition[] {
+export function updateLastTransitionTimes(
+  conditions: readonly PodCondition[],
+  previous: readonly PodCondition[],
+  now: number,
+): PodCondition[] {
   return conditions.map((c) => {
     if (c.lastTransitionTime !== undefined) return c;
     const old = previous.find((p) => p.type === c.type);
-    const lastTransitionTime = old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
+    const lastTransitionTime =
+      old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
     return { ...c, lastTransitionTime };
   });
 }

@@ -18,7 +18,18 @@ describe('README', () => {
         { type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' },
         { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' },
       ],
-      containerStatuses: [{ name: 'app', ready: false, started: true, restartCount: 0, image: 'busybox', imageID: '', containerID: 'containerd://c-1', state: { running: {} } }],
+      containerStatuses: [
+        {
+          name: 'app',
+          ready: false,
+          started: true,
+          restartCount: 0,
+          image: 'busybox',
+          imageID: '',
+          containerID: 'containerd://c-1',
+          state: { running: {} },
+        },
+      ],
     };
 
     // README:begin

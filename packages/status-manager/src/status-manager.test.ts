@@ -15,7 +15,16 @@ function setup() {
 }
 
 function running(name: string, id: string, ready: boolean, started = true): ContainerStatus {
-  return { name, ready, started, restartCount: 0, image: 'busybox', imageID: '', containerID: `containerd://${id}`, state: { running: { startedAt: T0 } } };
+  return {
+    name,
+    ready,
+    started,
+    restartCount: 0,
+    image: 'busybox',
+    imageID: '',
+    containerID: `containerd://${id}`,
+    state: { running: { startedAt: T0 } },
+  };
 }
 
 /** A Running pod of two containers, `app` not ready yet. */
@@ -24,8 +33,20 @@ function runningStatus(): PodStatus {
     phase: 'Running',
     conditions: [
       { type: 'Initialized', status: 'True', lastTransitionTime: T0 },
-      { type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]', lastTransitionTime: T0 },
-      { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]', lastTransitionTime: T0 },
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'ContainersNotReady',
+        message: 'containers with unready status: [app]',
+        lastTransitionTime: T0,
+      },
+      {
+        type: 'ContainersReady',
+        status: 'False',
+        reason: 'ContainersNotReady',
+        message: 'containers with unready status: [app]',
+        lastTransitionTime: T0,
+      },
       { type: 'PodScheduled', status: 'True', lastTransitionTime: T0 },
     ],
     containerStatuses: [running('app', 'c-app', false), running('side', 'c-side', true)],
@@ -44,7 +65,13 @@ describe('status manager: set and get', () => {
     manager.setPodStatus(pod, { phase: 'Pending' });
     manager.setPodStatus(pod, { phase: 'Running' });
     expect(manager.getPodStatus('uid-web')).toEqual({ phase: 'Running' });
-    expect(manager.getVersionedPodStatus('uid-web')).toMatchObject({ uid: 'uid-web', name: 'web', namespace: 'default', version: 2, podIsFinished: false });
+    expect(manager.getVersionedPodStatus('uid-web')).toMatchObject({
+      uid: 'uid-web',
+      name: 'web',
+      namespace: 'default',
+      version: 2,
+      podIsFinished: false,
+    });
     expect(heard).toEqual(['Pending', 'Running']);
     expect(sink.versionsOf('uid-web')).toEqual([1, 2]);
     expect(manager.getPodStatus('other')).toBeUndefined();
@@ -113,7 +140,13 @@ describe('status manager: readiness and startup', () => {
     // side turns unready: Ready stays False (now naming both), so its time stays.
     manager.setContainerReadiness('uid-web', 'containerd://c-side', false);
     const ready = manager.getPodStatus('uid-web')?.conditions?.find((c) => c.type === 'Ready');
-    expect(ready).toEqual({ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app side]', lastTransitionTime: T0 });
+    expect(ready).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [app side]',
+      lastTransitionTime: T0,
+    });
     expect(initial.containerStatuses?.[1]?.ready).toBe(true);
   });
 
@@ -146,7 +179,14 @@ describe('status manager: terminatePod', () => {
     const pod = twoContainers();
     const status = runningStatus();
     status.containerStatuses = [
-      { name: 'app', ready: false, restartCount: 0, image: 'busybox', imageID: '', state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+      {
+        name: 'app',
+        ready: false,
+        restartCount: 0,
+        image: 'busybox',
+        imageID: '',
+        state: { terminated: { exitCode: 0, reason: 'Completed' } },
+      },
       running('side', 'c-side', true),
     ];
     manager.setPodStatus(pod, status);
@@ -155,7 +195,13 @@ describe('status manager: terminatePod', () => {
     expect(after?.phase).toBe('Failed');
     expect(after?.containerStatuses?.map((c) => c.state)).toEqual([
       { terminated: { exitCode: 0, reason: 'Completed' } },
-      { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } },
+      {
+        terminated: {
+          exitCode: 137,
+          reason: 'ContainerStatusUnknown',
+          message: 'The container could not be located when the pod was terminated',
+        },
+      },
     ]);
     expect(manager.getVersionedPodStatus('uid-web')).toMatchObject({ version: 2, podIsFinished: true });
     expect(sink.latest.get('uid-web')?.podIsFinished).toBe(true);
@@ -177,7 +223,14 @@ describe('status manager: terminatePod', () => {
   it('before the pod initialized: regular containers stay waiting, only init containers that tried to start are failed', () => {
     const { manager } = setup();
     const pod = newPod({ name: 'init', uid: 'uid-init', initContainers: [{ name: 'one' }, { name: 'two' }] });
-    const waiting = (name: string): ContainerStatus => ({ name, ready: false, restartCount: 0, image: 'busybox', imageID: '', state: { waiting: { reason: 'PodInitializing' } } });
+    const waiting = (name: string): ContainerStatus => ({
+      name,
+      ready: false,
+      restartCount: 0,
+      image: 'busybox',
+      imageID: '',
+      state: { waiting: { reason: 'PodInitializing' } },
+    });
     manager.setPodStatus(pod, {
       phase: 'Pending',
       initContainerStatuses: [{ ...waiting('one'), state: { running: {} } }, waiting('two')],

@@ -2,7 +2,14 @@ import type { ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import { generateContainersReadyCondition, generatePodReadyCondition, updateLastTransitionTimes } from './conditions.js';
 import { terminalStatus } from './internal/terminate.js';
-import type { PodStatusListener, StatusListenerOptions, StatusManager, StatusManagerOptions, StatusSink, VersionedPodStatus } from './types.js';
+import type {
+  PodStatusListener,
+  StatusListenerOptions,
+  StatusManager,
+  StatusManagerOptions,
+  StatusSink,
+  VersionedPodStatus,
+} from './types.js';
 
 /** A sink that sends nothing anywhere: standalone mode. */
 export const noopStatusSink: StatusSink = {
@@ -99,7 +106,11 @@ export function createStatusManager(options: StatusManagerOptions = {}): StatusM
   };
 
   /** A copy of the stored status with one container's status changed, or undefined when nothing changes. */
-  const withContainer = (uid: string, containerID: string, change: (s: ContainerStatus) => boolean): { entry: Entry; status: PodStatus } | undefined => {
+  const withContainer = (
+    uid: string,
+    containerID: string,
+    change: (s: ContainerStatus) => boolean,
+  ): { entry: Entry; status: PodStatus } | undefined => {
     const entry = entries.get(uid);
     if (entry === undefined) {
       logger.debug('Container probe result before the pod has a status; ignored', { podUID: uid, containerID });

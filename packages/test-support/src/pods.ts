@@ -61,7 +61,6 @@ export async function removeRuntimePod(runtime: PodRemovalRuntime, uid: string):
   }
 }
 
-
 /** A pod as far as the helpers read it: structurally the metadata of a @kubelet-ts/api Pod. */
 export interface TestPodRef {
   metadata: { name: string; namespace: string; uid: string };
@@ -71,7 +70,11 @@ export interface TestPodRef {
  * A unique v1 pod in the test namespace, labelled with `suite`, with no containers and a short grace
  * period unless `spec` says otherwise; structurally a @kubelet-ts/api Pod.
  */
-export function testPod<Spec extends object>(prefix: string, options: { suite: string; terminationGracePeriodSeconds: number }, spec: Spec) {
+export function testPod<Spec extends object>(
+  prefix: string,
+  options: { suite: string; terminationGracePeriodSeconds: number },
+  spec: Spec,
+) {
   const uid = randomUUID();
   return {
     metadata: { name: `${prefix}-${uid.slice(0, 8)}`, namespace: TEST_NAMESPACE, uid, labels: { [SUITE_LABEL]: options.suite } },

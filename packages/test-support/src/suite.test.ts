@@ -56,7 +56,12 @@ describe('useRuntimeSuite', () => {
     const a = testPod('web', { suite: 'test-support', terminationGracePeriodSeconds: 2 }, { restartPolicy: 'Never' });
     const b = testPod('web', { suite: 'test-support', terminationGracePeriodSeconds: 2 }, { containers: [{ name: 'c' }] });
     expect(a).toEqual({
-      metadata: { name: `web-${a.metadata.uid.slice(0, 8)}`, namespace: 'kts-test', uid: a.metadata.uid, labels: { 'kubelet-ts.test/suite': 'test-support' } },
+      metadata: {
+        name: `web-${a.metadata.uid.slice(0, 8)}`,
+        namespace: 'kts-test',
+        uid: a.metadata.uid,
+        labels: { 'kubelet-ts.test/suite': 'test-support' },
+      },
       spec: { containers: [], terminationGracePeriodSeconds: 2, restartPolicy: 'Never' },
     });
     expect(b.metadata.uid).not.toBe(a.metadata.uid);

@@ -8,7 +8,13 @@ import type { NodeUnpublishVolumeRequest } from './gen/csi/v1/NodeUnpublishVolum
 import type { NodeUnstageVolumeRequest } from './gen/csi/v1/NodeUnstageVolumeRequest.js';
 import { csiNodeService } from './internal/csi-loader.js';
 
-export type { NodeGetVolumeStatsRequest, NodePublishVolumeRequest, NodeStageVolumeRequest, NodeUnpublishVolumeRequest, NodeUnstageVolumeRequest };
+export type {
+  NodeGetVolumeStatsRequest,
+  NodePublishVolumeRequest,
+  NodeStageVolumeRequest,
+  NodeUnpublishVolumeRequest,
+  NodeUnstageVolumeRequest,
+};
 
 /** Node service capabilities (csi.v1.NodeServiceCapability.RPC.Type). */
 export const NODE_CAPABILITY = {
@@ -25,16 +31,29 @@ const int64 = z.union([z.string().regex(/^-?\d+$/), z.number()]).transform((v) =
 const NodeGetInfoResponseSchema = z.looseObject({
   nodeId: z.string().min(1, 'node_id is required'),
   maxVolumesPerNode: int64.default(0),
-  accessibleTopology: z.looseObject({ segments: z.record(z.string(), z.string()).default({}) }).nullable().default(null),
+  accessibleTopology: z
+    .looseObject({ segments: z.record(z.string(), z.string()).default({}) })
+    .nullable()
+    .default(null),
 });
 const NodeGetCapabilitiesResponseSchema = z.looseObject({
   capabilities: z.array(z.looseObject({ rpc: z.looseObject({ type: z.string() }).nullable().optional() })).default([]),
 });
 const NodeGetVolumeStatsResponseSchema = z.looseObject({
   usage: z
-    .array(z.looseObject({ available: int64.default(0), total: int64.default(0), used: int64.default(0), unit: z.enum(['UNKNOWN', 'BYTES', 'INODES']).default('UNKNOWN') }))
+    .array(
+      z.looseObject({
+        available: int64.default(0),
+        total: int64.default(0),
+        used: int64.default(0),
+        unit: z.enum(['UNKNOWN', 'BYTES', 'INODES']).default('UNKNOWN'),
+      }),
+    )
     .default([]),
-  volumeCondition: z.looseObject({ abnormal: z.boolean().default(false), message: z.string().default('') }).nullable().default(null),
+  volumeCondition: z
+    .looseObject({ abnormal: z.boolean().default(false), message: z.string().default('') })
+    .nullable()
+    .default(null),
 });
 
 export interface NodeInfo {
@@ -77,13 +96,21 @@ export function createCsiNodeClient(options: CsiNodeClientOptions): CsiNodeClien
 
   const call = (method: string, request: unknown): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      const fn = (client as unknown as Record<string, (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>)[method];
+      const fn = (
+        client as unknown as Record<
+          string,
+          (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void
+        >
+      )[method];
       if (fn === undefined) {
         reject(new VolumeError('CSI_FAILED', `unknown CSI method ${method}`));
         return;
       }
       fn.call(client, request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err !== null) reject(new VolumeError('CSI_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }));
+        if (err !== null)
+          reject(
+            new VolumeError('CSI_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }),
+          );
         else resolve(res);
       });
     });
@@ -92,7 +119,10 @@ export function createCsiNodeClient(options: CsiNodeClientOptions): CsiNodeClien
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new VolumeError('INVALID_OBJECT', `CSI ${method} response: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+      throw new VolumeError(
+        'INVALID_OBJECT',
+        `CSI ${method} response: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     return parsed.data;
   };

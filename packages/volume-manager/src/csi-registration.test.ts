@@ -19,7 +19,12 @@ beforeEach(async () => {
   tmp = await makeTempDir('vm-csi-reg-');
   await mkdir(join(tmp.path, 'backing'));
   csiSocket = join(tmp.path, 'csi.sock');
-  csi = createFakeCsiNodeServer({ socketPath: csiSocket, mounter: createSystemMounter(), backingDir: join(tmp.path, 'backing'), nodeId: 'node-a' });
+  csi = createFakeCsiNodeServer({
+    socketPath: csiSocket,
+    mounter: createSystemMounter(),
+    backingDir: join(tmp.path, 'backing'),
+    nodeId: 'node-a',
+  });
   await csi.start();
 });
 afterEach(async () => {
@@ -68,14 +73,18 @@ describe('createCsiPluginRegistry', () => {
     expect(highestSupportedCsiVersion(['v1.5.0'])).toBe('v1.5.0');
     expect(() => highestSupportedCsiVersion([])).toThrow('CSI driver reporting empty array for supported versions');
     expect(() => highestSupportedCsiVersion(['0.3.0'])).toThrow('highest supported version reported by driver is 0.3.0, must be v1.x');
-    expect(() => highestSupportedCsiVersion(['banana'])).toThrow('could not find a highest supported version from versions (["banana"]) reported by this driver: could not parse "banana" as version');
+    expect(() => highestSupportedCsiVersion(['banana'])).toThrow(
+      'could not find a highest supported version from versions (["banana"]) reported by this driver: could not parse "banana" as version',
+    );
   });
 
   it('keeps a registered driver against an equal or lower version, passes podInfoOnMount, deregisters only the endpoint that went', async () => {
     const drivers = createCsiPluginRegistry({ podInfoOnMountDrivers: [DRIVER] });
     await drivers.registerPlugin(DRIVER, csiSocket, ['1.1.0']);
     expect(drivers.get(DRIVER)).toEqual({ endpoint: csiSocket, podInfoOnMount: true });
-    expect(() => drivers.validatePlugin(DRIVER, '/other.sock', ['1.1.0'])).toThrow('already registered with a higher supported version: "1.1.0"');
+    expect(() => drivers.validatePlugin(DRIVER, '/other.sock', ['1.1.0'])).toThrow(
+      'already registered with a higher supported version: "1.1.0"',
+    );
     expect(() => drivers.validatePlugin('', '/x.sock', ['1.0.0'])).toThrow('CSI driver name is empty');
     drivers.deregisterPlugin(DRIVER, '/other.sock');
     expect(drivers.get(DRIVER)).toBeDefined();

@@ -81,9 +81,13 @@ export function highestSupportedCsiVersion(versions: string[]): string {
     if (highest === undefined || compare(highest, v) < 0) highest = v;
   }
   if (highest === undefined) {
-    throw new VolumeError('PLUGIN_REGISTRATION_FAILED', `could not find a highest supported version from versions (${JSON.stringify(versions)}) reported by this driver: ${parseError ?? 'none is 1.x'}`);
+    throw new VolumeError(
+      'PLUGIN_REGISTRATION_FAILED',
+      `could not find a highest supported version from versions (${JSON.stringify(versions)}) reported by this driver: ${parseError ?? 'none is 1.x'}`,
+    );
   }
-  if (highest.parts[0] !== 1) throw new VolumeError('PLUGIN_REGISTRATION_FAILED', `highest supported version reported by driver is ${highest.text}, must be v1.x`);
+  if (highest.parts[0] !== 1)
+    throw new VolumeError('PLUGIN_REGISTRATION_FAILED', `highest supported version reported by driver is ${highest.text}, must be v1.x`);
   return highest.text;
 }
 
@@ -122,7 +126,11 @@ export function createCsiPluginRegistry(options: CsiPluginRegistryOptions = {}):
         drivers.set(name, { name, endpoint, version, nodeId: info.nodeId });
         logger.info('Register new plugin', { pluginName: name, endpoint, version, nodeId: info.nodeId });
       } catch (err) {
-        throw new VolumeError('PLUGIN_REGISTRATION_FAILED', `error in RegisterPlugin for CSI driver ${name}: NodeGetInfo failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new VolumeError(
+          'PLUGIN_REGISTRATION_FAILED',
+          `error in RegisterPlugin for CSI driver ${name}: NodeGetInfo failed: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       } finally {
         client.close();
       }

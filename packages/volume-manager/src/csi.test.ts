@@ -21,7 +21,13 @@ let server: FakeCsiNodeServer;
 const clients: CsiNodeClient[] = [];
 
 async function startServer(capabilities: string[]): Promise<void> {
-  server = createFakeCsiNodeServer({ socketPath: join(tmp.path, 'csi.sock'), mounter: createSystemMounter(), backingDir: backing, capabilities, nodeId: 'node-1' });
+  server = createFakeCsiNodeServer({
+    socketPath: join(tmp.path, 'csi.sock'),
+    mounter: createSystemMounter(),
+    backingDir: backing,
+    capabilities,
+    nodeId: 'node-1',
+  });
   await server.start();
 }
 
@@ -44,14 +50,22 @@ describe('createCsiNodeClient', () => {
     clients.push(client);
     expect(await client.nodeGetInfo()).toEqual({ nodeId: 'node-1', maxVolumesPerNode: 0, topology: {} });
     expect(await client.nodeGetCapabilities()).toEqual(['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS']);
-    expect(await client.nodeGetVolumeStats({ volumeId: 'v', volumePath: '/p' })).toEqual({ usage: [{ available: 10, total: 20, used: 10, unit: 'BYTES' }] });
+    expect(await client.nodeGetVolumeStats({ volumeId: 'v', volumePath: '/p' })).toEqual({
+      usage: [{ available: 10, total: 20, used: 10, unit: 'BYTES' }],
+    });
     server.handlers.NodePublishVolume = () => {
       throw csiStatus(grpc.status.NOT_FOUND, 'volume v not found');
     };
-    await expect(client.nodePublishVolume({ volumeId: 'v', targetPath: '/t' })).rejects.toMatchObject({ code: 'CSI_FAILED', message: 'rpc error: code = NOT_FOUND desc = volume v not found' });
+    await expect(client.nodePublishVolume({ volumeId: 'v', targetPath: '/t' })).rejects.toMatchObject({
+      code: 'CSI_FAILED',
+      message: 'rpc error: code = NOT_FOUND desc = volume v not found',
+    });
     // Responses are validated: a driver without a node id is refused.
     server.handlers.NodeGetInfo = () => ({ nodeId: '' });
-    await expect(client.nodeGetInfo()).rejects.toMatchObject({ code: 'INVALID_OBJECT', message: expect.stringContaining('node_id is required') });
+    await expect(client.nodeGetInfo()).rejects.toMatchObject({
+      code: 'INVALID_OBJECT',
+      message: expect.stringContaining('node_id is required'),
+    });
   });
 });
 
@@ -62,7 +76,18 @@ describe('csi inline volumes', () => {
       uid: 'uid-c',
       spec: {
         serviceAccountName: 'sa',
-        volumes: [{ name: 'data', csi: { driver: DRIVER, readOnly, fsType: 'ext4', volumeAttributes: { size: '1Gi' }, nodePublishSecretRef: { name: 'csi-creds' } } }],
+        volumes: [
+          {
+            name: 'data',
+            csi: {
+              driver: DRIVER,
+              readOnly,
+              fsType: 'ext4',
+              volumeAttributes: { size: '1Gi' },
+              nodePublishSecretRef: { name: 'csi-creds' },
+            },
+          },
+        ],
       },
       containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
     });
@@ -105,8 +130,15 @@ describe('csi inline volumes', () => {
         'csi.storage.k8s.io/serviceAccount.name': 'sa',
       },
     });
-    expect(JSON.parse(await readFile(join(volDir, 'vol_data.json'), 'utf8'))).toEqual({ specVolID: 'data', volumeHandle: handle, driverName: DRIVER, volumeLifecycleMode: 'Ephemeral' });
-    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([{ containerPath: '/data', hostPath: target, readOnly: false }]);
+    expect(JSON.parse(await readFile(join(volDir, 'vol_data.json'), 'utf8'))).toEqual({
+      specVolID: 'data',
+      volumeHandle: handle,
+      driverName: DRIVER,
+      volumeLifecycleMode: 'Ephemeral',
+    });
+    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([
+      { containerPath: '/data', hostPath: target, readOnly: false },
+    ]);
 
     // What the pod writes lands in the driver's storage, through the bind mount.
     await writeFile(join(target, 'hello'), 'from the pod');
@@ -127,8 +159,14 @@ describe('csi inline volumes', () => {
 
   it('without podInfoOnMount passes only the volume attributes (no pod identity, no ephemeral marker)', async () => {
     await startServer([]);
-    const vm = createVolumeManager({ rootDir: root, waitTimeoutMs: 0, csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }) });
-    await vm.waitForAttachAndMount(newPod({ uid: 'uid-p', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER, volumeAttributes: { a: 'b' } } }] } }));
+    const vm = createVolumeManager({
+      rootDir: root,
+      waitTimeoutMs: 0,
+      csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }),
+    });
+    await vm.waitForAttachAndMount(
+      newPod({ uid: 'uid-p', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER, volumeAttributes: { a: 'b' } } }] } }),
+    );
     expect(server.calls[0]?.request.volumeContext).toEqual({ a: 'b' });
     await vm.teardownPod('uid-p');
   });
@@ -182,16 +220,20 @@ describe('csi inline volumes', () => {
   it('fails SetUp for an unknown driver and for a failing publish, with the upstream messages', async () => {
     await startServer([]);
     const vm = createVolumeManager({ rootDir: root, waitTimeoutMs: 0, csiDrivers: createStaticCsiDriverRegistry({}) });
-    await expect(vm.waitForAttachAndMount(newPod({ uid: 'uid-u', spec: { volumes: [{ name: 'd', csi: { driver: 'nope.csi' } }] } }))).rejects.toThrow(
-      'MountVolume.SetUp failed for volume "d" : driver name nope.csi not found in the list of registered CSI drivers',
-    );
+    await expect(
+      vm.waitForAttachAndMount(newPod({ uid: 'uid-u', spec: { volumes: [{ name: 'd', csi: { driver: 'nope.csi' } }] } })),
+    ).rejects.toThrow('MountVolume.SetUp failed for volume "d" : driver name nope.csi not found in the list of registered CSI drivers');
     server.handlers.NodePublishVolume = () => {
       throw csiStatus(grpc.status.RESOURCE_EXHAUSTED, 'no space');
     };
-    const vm2 = createVolumeManager({ rootDir: root, waitTimeoutMs: 0, csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }) });
-    await expect(vm2.waitForAttachAndMount(newPod({ uid: 'uid-v', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER } }] } }))).rejects.toThrow(
-      'MountVolume.SetUp failed for volume "d" : rpc error: code = RESOURCE_EXHAUSTED desc = no space',
-    );
+    const vm2 = createVolumeManager({
+      rootDir: root,
+      waitTimeoutMs: 0,
+      csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }),
+    });
+    await expect(
+      vm2.waitForAttachAndMount(newPod({ uid: 'uid-v', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER } }] } })),
+    ).rejects.toThrow('MountVolume.SetUp failed for volume "d" : rpc error: code = RESOURCE_EXHAUSTED desc = no space');
     await vm2.teardownPod('uid-v');
     await vm.teardownPod('uid-u');
   });

@@ -22,10 +22,18 @@ describe('createDirectoryObjectSource', () => {
         'apiVersion: v1\nkind: Secret\nmetadata: {name: db}\ntype: kubernetes.io/basic-auth\ndata: {password: czNjcmV0}\nstringData: {user: admin}',
       ].join('\n---\n'),
     );
-    await writeFile(join(tmp.path, 'other.json'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json-cm' }, data: { x: 'y' } }));
+    await writeFile(
+      join(tmp.path, 'other.json'),
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json-cm' }, data: { x: 'y' } }),
+    );
     await writeFile(join(tmp.path, 'ignored.txt'), 'not a manifest');
     const source = createDirectoryObjectSource({ dir: tmp.path });
-    expect(await source.getConfigMap('prod', 'app')).toEqual({ namespace: 'prod', name: 'app', data: { a: '1' }, binaryData: { b: Buffer.from([0, 1, 2]) } });
+    expect(await source.getConfigMap('prod', 'app')).toEqual({
+      namespace: 'prod',
+      name: 'app',
+      data: { a: '1' },
+      binaryData: { b: Buffer.from([0, 1, 2]) },
+    });
     expect(await source.getConfigMap('default', 'app')).toBeUndefined();
     expect(await source.getConfigMap('default', 'json-cm')).toMatchObject({ data: { x: 'y' } });
     const secret = await source.getSecret('default', 'db');
@@ -33,14 +41,20 @@ describe('createDirectoryObjectSource', () => {
     expect(secret?.data.password?.toString()).toBe('s3cret');
     expect(secret?.data.user?.toString()).toBe('admin');
 
-    await writeFile(join(tmp.path, 'other.json'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json-cm' }, data: { x: 'z' } }));
+    await writeFile(
+      join(tmp.path, 'other.json'),
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json-cm' }, data: { x: 'z' } }),
+    );
     expect(await source.getConfigMap('default', 'json-cm')).toMatchObject({ data: { x: 'z' } });
   });
 
   it('reports invalid documents with file, field path and reason, and keeps the valid ones', async () => {
     await writeFile(
       join(tmp.path, 'mixed.yaml'),
-      ['apiVersion: v1\nkind: Secret\nmetadata: {name: bad}\ndata: {k: "not base64!"}', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {k: v}'].join('\n---\n'),
+      [
+        'apiVersion: v1\nkind: Secret\nmetadata: {name: bad}\ndata: {k: "not base64!"}',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {k: v}',
+      ].join('\n---\n'),
     );
     await writeFile(join(tmp.path, 'noname.json'), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }));
     const invalid: VolumeError[] = [];
@@ -72,7 +86,9 @@ describe('createDirectoryObjectSource edge cases', () => {
     const invalid: VolumeError[] = [];
     const source = createDirectoryObjectSource({ dir: tmp.path, onInvalid: (e) => invalid.push(e) });
     expect(await source.getConfigMap('default', 'cm')).toMatchObject({ data: { k: 'first' } });
-    expect(invalid.map((e) => e.message)).toEqual([`${join(tmp.path, 'b.yaml')}: metadata.name: Duplicate value: ConfigMap default/cm is already defined in ${join(tmp.path, 'a.yaml')}`]);
+    expect(invalid.map((e) => e.message)).toEqual([
+      `${join(tmp.path, 'b.yaml')}: metadata.name: Duplicate value: ConfigMap default/cm is already defined in ${join(tmp.path, 'a.yaml')}`,
+    ]);
     // Reported once per change of the directory, not on every get.
     await source.getConfigMap('default', 'cm');
     expect(invalid).toHaveLength(1);

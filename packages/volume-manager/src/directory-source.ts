@@ -120,14 +120,21 @@ export function createDirectoryObjectSource(options: DirectoryObjectSourceOption
         // As the API server would: one object per kind, namespace and name; the first file (in name order) keeps it.
         const first = origins.get(id);
         if (first !== undefined) {
-          options.onInvalid?.(new VolumeError('INVALID_OBJECT', `${where}: metadata.name: Duplicate value: ${id} is already defined in ${first}`));
+          options.onInvalid?.(
+            new VolumeError('INVALID_OBJECT', `${where}: metadata.name: Duplicate value: ${id} is already defined in ${first}`),
+          );
           return;
         }
         origins.set(id, where);
         if (m.kind === 'ConfigMap') {
           const binaryData: Record<string, Buffer> = {};
           for (const [k, v] of Object.entries(m.binaryData ?? {})) binaryData[k] = Buffer.from(v, 'base64');
-          nextConfigMaps.set(key(namespace, m.metadata.name), { namespace, name: m.metadata.name, data: { ...(m.data ?? {}) }, binaryData });
+          nextConfigMaps.set(key(namespace, m.metadata.name), {
+            namespace,
+            name: m.metadata.name,
+            data: { ...(m.data ?? {}) },
+            binaryData,
+          });
         } else {
           const data: Record<string, Buffer> = {};
           for (const [k, v] of Object.entries(m.data ?? {})) data[k] = Buffer.from(v, 'base64');

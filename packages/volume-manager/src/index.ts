@@ -45,13 +45,5 @@ export type {
 export { createCsiPluginRegistry, highestSupportedCsiVersion } from './csi-registration.js';
 export type { CsiPluginRegistry, CsiPluginRegistryOptions, RegisteredCsiDriver } from './csi-registration.js';
 
-
-export {
-  PLUGIN_NAMES,
-  escapePluginName,
-  podVolumeDir,
-  subPathMountDir,
-  csiEphemeralVolumeHandle,
-  csiStagingPath,
-} from './paths.js';
+export { PLUGIN_NAMES, escapePluginName, podVolumeDir, subPathMountDir, csiEphemeralVolumeHandle, csiStagingPath } from './paths.js';
 export type { PluginName } from './paths.js';

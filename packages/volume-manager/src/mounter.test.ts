@@ -51,6 +51,9 @@ describe('createSystemMounter (real mounts, as root)', () => {
 
   it('reports a failed mount with the command output', async () => {
     const mounter = createSystemMounter();
-    await expect(mounter.mount('tmpfs', join(tmp.path, 'missing'), 'tmpfs', [])).rejects.toMatchObject({ name: 'VolumeError', code: 'MOUNT_FAILED' });
+    await expect(mounter.mount('tmpfs', join(tmp.path, 'missing'), 'tmpfs', [])).rejects.toMatchObject({
+      name: 'VolumeError',
+      code: 'MOUNT_FAILED',
+    });
   });
 });

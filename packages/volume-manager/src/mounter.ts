@@ -45,7 +45,13 @@ export function createSystemMounter(options: SystemMounterOptions = {}): Mounter
       if (bind) {
         const rest = opts.filter((o) => o !== 'bind' && o !== 'rbind' && o !== 'ro' && o !== 'rw');
         // --no-canonicalize: a /proc/<pid>/fd/<n> source must reach the kernel as is (safe subPath).
-        await run('mount', ['--no-canonicalize', opts.includes('rbind') ? '--rbind' : '--bind', ...(rest.length > 0 ? ['-o', rest.join(',')] : []), source, target]);
+        await run('mount', [
+          '--no-canonicalize',
+          opts.includes('rbind') ? '--rbind' : '--bind',
+          ...(rest.length > 0 ? ['-o', rest.join(',')] : []),
+          source,
+          target,
+        ]);
         // A bind mount ignores `ro` on the first call: remount it read-only (upstream does the same).
         if (opts.includes('ro')) await run('mount', ['-o', 'remount,bind,ro', target]);
         return;

@@ -24,10 +24,22 @@ afterEach(async () => {
 });
 
 const podWith = (volumes: Volume[], extra: Parameters<typeof newPod>[0] = {}) =>
-  newPod({ name: 'web', uid: 'uid-1', labels: { app: 'web', tier: 'front' }, annotations: { note: 'a "quoted" value' }, spec: { volumes }, ...extra });
+  newPod({
+    name: 'web',
+    uid: 'uid-1',
+    labels: { app: 'web', tier: 'front' },
+    annotations: { note: 'a "quoted" value' },
+    spec: { volumes },
+    ...extra,
+  });
 
 const manager = (options: Partial<VolumeManagerOptions> = {}) =>
-  createVolumeManager({ rootDir: root, waitTimeoutMs: 0, getNodeAllocatable: () => ({ cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }), ...options });
+  createVolumeManager({
+    rootDir: root,
+    waitTimeoutMs: 0,
+    getNodeAllocatable: () => ({ cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }),
+    ...options,
+  });
 
 const volDir = (plugin: string, name: string) => join(root, 'pods', 'uid-1', 'volumes', `kubernetes.io~${plugin}`, name);
 
@@ -62,7 +74,9 @@ describe('emptyDir', () => {
     expect(mounts[0]?.fsType).toBe('tmpfs');
     expect(mounts[0]?.superOptions).toContain('size=2048k');
     // The size limit is enforced by the kernel.
-    await expect(writeFile(join(volDir('empty-dir', 'mem'), 'big'), Buffer.alloc(3 * 1024 * 1024))).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(writeFile(join(volDir('empty-dir', 'mem'), 'big'), Buffer.alloc(3 * 1024 * 1024))).rejects.toMatchObject({
+      code: 'ENOSPC',
+    });
     await vm.teardownPod('uid-1');
     expect(await mountsUnder(volDir('empty-dir', 'mem'))).toHaveLength(0);
     await expect(stat(volDir('empty-dir', 'mem'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -78,7 +92,10 @@ describe('emptyDir', () => {
     });
     await vm.waitForAttachAndMount(limited);
     expect((await mountsUnder(volDir('empty-dir', 'mem')))[0]?.superOptions).toContain('size=3072k');
-    const unlimited = podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }], { uid: 'uid-2', containers: [{ name: 'a', resources: { limits: { memory: '2Mi' } } }, { name: 'b' }] });
+    const unlimited = podWith([{ name: 'mem', emptyDir: { medium: 'Memory' } }], {
+      uid: 'uid-2',
+      containers: [{ name: 'a', resources: { limits: { memory: '2Mi' } } }, { name: 'b' }],
+    });
     await vm.waitForAttachAndMount(unlimited);
     const dir = join(root, 'pods', 'uid-2', 'volumes', 'kubernetes.io~empty-dir', 'mem');
     expect((await mountsUnder(dir))[0]?.superOptions).toContain('size=65536k');
@@ -116,10 +133,12 @@ describe('hostPath', () => {
 
   it('creates for DirectoryOrCreate (0755) and FileOrCreate (0644)', async () => {
     const vm = manager();
-    await vm.waitForAttachAndMount(podWith([
-      { name: 'd', hostPath: { path: join(host, 'new/dir'), type: 'DirectoryOrCreate' } },
-      { name: 'f', hostPath: { path: join(host, 'new-file'), type: 'FileOrCreate' } },
-    ]));
+    await vm.waitForAttachAndMount(
+      podWith([
+        { name: 'd', hostPath: { path: join(host, 'new/dir'), type: 'DirectoryOrCreate' } },
+        { name: 'f', hostPath: { path: join(host, 'new-file'), type: 'FileOrCreate' } },
+      ]),
+    );
     expect((await stat(join(host, 'new/dir'))).mode & 0o777).toBe(0o755);
     const file = await stat(join(host, 'new-file'));
     expect(file.isFile()).toBe(true);
@@ -132,21 +151,27 @@ describe('hostPath', () => {
     const server = net.createServer();
     await new Promise<void>((resolve) => server.listen(socketPath, resolve));
     try {
-      await manager().waitForAttachAndMount(podWith([
-        { name: 'a', hostPath: { path: host, type: 'Directory' } },
-        { name: 'b', hostPath: { path: join(host, 'file'), type: 'File' } },
-        { name: 'c', hostPath: { path: socketPath, type: 'Socket' } },
-        { name: 'd', hostPath: { path: '/dev/null', type: 'CharDevice' } },
-        { name: 'e', hostPath: { path: join(host, 'anything-missing'), type: '' } },
-      ]));
-      expect(await failure(join(host, 'file'), 'Directory')).toBe(`MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${join(host, 'file')} is not a directory`);
+      await manager().waitForAttachAndMount(
+        podWith([
+          { name: 'a', hostPath: { path: host, type: 'Directory' } },
+          { name: 'b', hostPath: { path: join(host, 'file'), type: 'File' } },
+          { name: 'c', hostPath: { path: socketPath, type: 'Socket' } },
+          { name: 'd', hostPath: { path: '/dev/null', type: 'CharDevice' } },
+          { name: 'e', hostPath: { path: join(host, 'anything-missing'), type: '' } },
+        ]),
+      );
+      expect(await failure(join(host, 'file'), 'Directory')).toBe(
+        `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${join(host, 'file')} is not a directory`,
+      );
       expect(await failure(join(host, 'file'), 'DirectoryOrCreate')).toContain('is not a directory');
       expect(await failure(host, 'File')).toContain(`hostPath type check failed: ${host} is not a file`);
       expect(await failure(host, 'FileOrCreate')).toContain('is not a file');
       expect(await failure(join(host, 'file'), 'Socket')).toContain('is not a socket file');
       expect(await failure(join(host, 'file'), 'CharDevice')).toContain('is not a character device');
       expect(await failure('/dev/null', 'BlockDevice')).toContain('is not a block device');
-      expect(await failure(join(host, 'missing'), 'Directory')).toContain(`hostPath type check failed: ${join(host, 'missing')} is not a directory`);
+      expect(await failure(join(host, 'missing'), 'Directory')).toContain(
+        `hostPath type check failed: ${join(host, 'missing')} is not a directory`,
+      );
       expect(await failure(join(host, 'missing'), 'Socket')).toContain('is not a socket file');
       expect(await failure(host, 'Weird')).toContain('Weird is an invalid volume type');
     } finally {
@@ -156,9 +181,13 @@ describe('hostPath', () => {
 
   it('mounts the host path itself and leaves it on teardown', async () => {
     const vm = manager();
-    const pod = podWith([{ name: 'h', hostPath: { path: host } }], { containers: [{ name: 'app', volumeMounts: [{ name: 'h', mountPath: '/host', mountPropagation: 'HostToContainer' }] }] });
+    const pod = podWith([{ name: 'h', hostPath: { path: host } }], {
+      containers: [{ name: 'app', volumeMounts: [{ name: 'h', mountPath: '/host', mountPropagation: 'HostToContainer' }] }],
+    });
     await vm.waitForAttachAndMount(pod);
-    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([{ containerPath: '/host', hostPath: host, readOnly: false, propagation: 'host-to-container' }]);
+    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([
+      { containerPath: '/host', hostPath: host, readOnly: false, propagation: 'host-to-container' },
+    ]);
     await vm.teardownPod('uid-1');
     expect((await stat(host)).isDirectory()).toBe(true);
   });
@@ -169,7 +198,9 @@ describe('configMap and secret', () => {
     const source = new FakeObjectSource();
     source.setConfigMap('default', 'cfg', { 'app.conf': 'port=80' }, { 'blob.bin': Buffer.from([0, 1, 2]) });
     const vm = manager({ sources: source });
-    const pod = podWith([{ name: 'config', configMap: { name: 'cfg', defaultMode: 0o640 } }], { containers: [{ name: 'app', volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }] });
+    const pod = podWith([{ name: 'config', configMap: { name: 'cfg', defaultMode: 0o640 } }], {
+      containers: [{ name: 'app', volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }],
+    });
     await vm.waitForAttachAndMount(pod);
     const dir = volDir('configmap', 'config');
     expect(await readFile(join(dir, 'app.conf'), 'utf8')).toBe('port=80');
@@ -177,22 +208,32 @@ describe('configMap and secret', () => {
     expect(await readlink(join(dir, 'app.conf'))).toBe('..data/app.conf');
     expect((await stat(join(dir, 'app.conf'))).mode & 0o777).toBe(0o640);
     // API data volumes are always mounted read-only into containers.
-    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([{ containerPath: '/etc/app', hostPath: dir, readOnly: true }]);
+    expect(await vm.getMountsForContainer(pod, pod.spec.containers[0]!)).toEqual([
+      { containerPath: '/etc/app', hostPath: dir, readOnly: true },
+    ]);
   });
 
   it('writes only the listed items at their paths and modes; a missing key fails unless optional', async () => {
     const source = new FakeObjectSource();
     source.setConfigMap('default', 'cfg', { a: '1', b: '2' });
     const vm = manager({ sources: source });
-    await vm.waitForAttachAndMount(podWith([{ name: 'config', configMap: { name: 'cfg', items: [{ key: 'a', path: 'nested/one', mode: 0o600 }] } }]));
+    await vm.waitForAttachAndMount(
+      podWith([{ name: 'config', configMap: { name: 'cfg', items: [{ key: 'a', path: 'nested/one', mode: 0o600 }] } }]),
+    );
     const dir = volDir('configmap', 'config');
     expect(await readFile(join(dir, 'nested/one'), 'utf8')).toBe('1');
     expect((await stat(join(dir, 'nested/one'))).mode & 0o777).toBe(0o600);
     await expect(stat(join(dir, 'b'))).rejects.toMatchObject({ code: 'ENOENT' });
 
-    const missingKey = await rejection(manager({ sources: source }).waitForAttachAndMount(podWith([{ name: 'x', configMap: { name: 'cfg', items: [{ key: 'zzz', path: 'z' }] } }], { uid: 'uid-2' })));
+    const missingKey = await rejection(
+      manager({ sources: source }).waitForAttachAndMount(
+        podWith([{ name: 'x', configMap: { name: 'cfg', items: [{ key: 'zzz', path: 'z' }] } }], { uid: 'uid-2' }),
+      ),
+    );
     expect(missingKey.message).toBe('MountVolume.SetUp failed for volume "x" : configmap references non-existent config key: zzz');
-    await manager({ sources: source }).waitForAttachAndMount(podWith([{ name: 'x', configMap: { name: 'cfg', optional: true, items: [{ key: 'zzz', path: 'z' }] } }], { uid: 'uid-3' }));
+    await manager({ sources: source }).waitForAttachAndMount(
+      podWith([{ name: 'x', configMap: { name: 'cfg', optional: true, items: [{ key: 'zzz', path: 'z' }] } }], { uid: 'uid-3' }),
+    );
   });
 
   it('a missing configMap or secret fails SetUp with the FailedMount message; optional ones give an empty volume', async () => {
@@ -208,9 +249,17 @@ describe('configMap and secret', () => {
   it('refuses item paths that escape the volume', async () => {
     const source = new FakeObjectSource();
     source.setSecret('default', 's', { k: 'v' });
-    const err = await rejection(manager({ sources: source }).waitForAttachAndMount(podWith([{ name: 's', secret: { secretName: 's', items: [{ key: 'k', path: '../../etc/evil' }] } }])));
-    expect(err.message).toContain("invalid path \"../../etc/evil\": must not contain '..'");
-    const abs = await rejection(manager({ sources: source }).waitForAttachAndMount(podWith([{ name: 's', secret: { secretName: 's', items: [{ key: 'k', path: '/etc/evil' }] } }], { uid: 'uid-2' })));
+    const err = await rejection(
+      manager({ sources: source }).waitForAttachAndMount(
+        podWith([{ name: 's', secret: { secretName: 's', items: [{ key: 'k', path: '../../etc/evil' }] } }]),
+      ),
+    );
+    expect(err.message).toContain('invalid path "../../etc/evil": must not contain \'..\'');
+    const abs = await rejection(
+      manager({ sources: source }).waitForAttachAndMount(
+        podWith([{ name: 's', secret: { secretName: 's', items: [{ key: 'k', path: '/etc/evil' }] } }], { uid: 'uid-2' }),
+      ),
+    );
     expect(abs.message).toContain('must be relative path');
   });
 
@@ -274,7 +323,10 @@ describe('downwardAPI and projected', () => {
     const vm = manager();
     const file = (resource: string) => ({ path: 'value', resourceFieldRef: { containerName: 'app', resource, divisor: '1Mi' } });
     const pod = (uid: string, resource: string) =>
-      podWith([{ name: 'info', downwardAPI: { items: [file(resource)] } }], { uid, containers: [{ name: 'app', resources: { limits: { 'hugepages-2Mi': '4Mi' } } }] });
+      podWith([{ name: 'info', downwardAPI: { items: [file(resource)] } }], {
+        uid,
+        containers: [{ name: 'app', resources: { limits: { 'hugepages-2Mi': '4Mi' } } }],
+      });
     await vm.waitForAttachAndMount(pod('uid-1', 'limits.hugepages-2Mi'));
     expect(await readFile(join(volDir('downward-api', 'info'), 'value'), 'utf8')).toBe('4');
     const err = await rejection(vm.waitForAttachAndMount(pod('uid-2', 'limits.gpu')));
@@ -300,7 +352,12 @@ describe('downwardAPI and projected', () => {
     const read = (f: string) => readFile(join(volDir('downward-api', 'info'), f), 'utf8');
     await vm.waitForAttachAndMount(pod);
     // 1500 millicores: 1500 in 1m and 2 cores rounded up (not 1500 cores, not 1.5m).
-    expect([await read('cpu_milli'), await read('cpu_cores'), await read('mem_mi'), await read('storage')]).toEqual(['1500', '2', '3', '0']);
+    expect([await read('cpu_milli'), await read('cpu_cores'), await read('mem_mi'), await read('storage')]).toEqual([
+      '1500',
+      '2',
+      '3',
+      '0',
+    ]);
     allocatable = { cpuMilli: 2500, memoryBytes: 5 * 1024 ** 2 };
     await vm.waitForAttachAndMount(pod);
     expect([await read('cpu_milli'), await read('cpu_cores'), await read('mem_mi')]).toEqual(['2500', '3', '5']);
@@ -338,9 +395,15 @@ describe('downwardAPI and projected', () => {
   });
 
   it('refuses an unsupported projection and a projection path escape', async () => {
-    const err = await rejection(manager().waitForAttachAndMount(podWith([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'x' } }] } }])));
+    const err = await rejection(
+      manager().waitForAttachAndMount(podWith([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'x' } }] } }])),
+    );
     expect(err.message).toContain('unsupported projection');
-    const esc = await rejection(manager({ tokenSource: new FakeTokenSource() }).waitForAttachAndMount(podWith([{ name: 'p', projected: { sources: [{ serviceAccountToken: { path: '../token' } }] } }], { uid: 'uid-2' })));
+    const esc = await rejection(
+      manager({ tokenSource: new FakeTokenSource() }).waitForAttachAndMount(
+        podWith([{ name: 'p', projected: { sources: [{ serviceAccountToken: { path: '../token' } }] } }], { uid: 'uid-2' }),
+      ),
+    );
     expect(esc.message).toContain("must not contain '..'");
   });
 });

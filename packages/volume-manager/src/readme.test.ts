@@ -18,10 +18,18 @@ describe('README', () => {
       const rootDir = join(tmp.path, 'root');
       const objectsDir = join(tmp.path, 'objects');
       await mkdir(objectsDir);
-      await writeFile(join(objectsDir, 'config.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {app.conf: "port=80"}\n');
+      await writeFile(
+        join(objectsDir, 'config.yaml'),
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {app.conf: "port=80"}\n',
+      );
       const pod = newPod({
         uid: 'readme',
-        spec: { volumes: [{ name: 'config', configMap: { name: 'app' } }, { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }] },
+        spec: {
+          volumes: [
+            { name: 'config', configMap: { name: 'app' } },
+            { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+          ],
+        },
         containers: [{ name: 'app', volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }],
       });
 
@@ -42,7 +50,9 @@ describe('README', () => {
       reconciler.abort();
       // README:end
 
-      expect(mounts).toEqual([{ containerPath: '/etc/app', hostPath: join(rootDir, 'pods/readme/volumes/kubernetes.io~configmap/config'), readOnly: true }]);
+      expect(mounts).toEqual([
+        { containerPath: '/etc/app', hostPath: join(rootDir, 'pods/readme/volumes/kubernetes.io~configmap/config'), readOnly: true },
+      ]);
       expect(await mountsUnder(rootDir)).toEqual([]);
       const block = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
       expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(readmeSnippet(readFileSync(__filename, 'utf8')));
@@ -56,7 +66,11 @@ describe('README', () => {
     const rootDir = join(tmp.path, 'root');
     await mkdir(join(tmp.path, 'backing'));
     const csiSocket = join(tmp.path, 'csi.sock');
-    const driver = createFakeCsiNodeServer({ socketPath: csiSocket, mounter: createSystemMounter(), backingDir: join(tmp.path, 'backing') });
+    const driver = createFakeCsiNodeServer({
+      socketPath: csiSocket,
+      mounter: createSystemMounter(),
+      backingDir: join(tmp.path, 'backing'),
+    });
     await driver.start();
     const logger = noopLogger;
     try {
@@ -71,7 +85,9 @@ describe('README', () => {
       expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: csiSocket });
       expect(volumes.getMountedVolumes()).toEqual([]);
       const block = /### CSI driver registration\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(readmeSnippet(readFileSync(__filename, 'utf8'), { begin: '// REG:' + 'begin', end: '// REG:' + 'end' }));
+      expect(block.split('\n').slice(2).join('\n').trimEnd()).toBe(
+        readmeSnippet(readFileSync(__filename, 'utf8'), { begin: '// REG:' + 'begin', end: '// REG:' + 'end' }),
+      );
     } finally {
       await driver.stop();
       await tmp.cleanup();

@@ -37,10 +37,14 @@ describe('openSubPath', () => {
   it.each([
     ['a symlink to /', async () => symlink('/', join(vol, 'evil')), 'evil'],
     ['a symlink to ..', async () => symlink('..', join(vol, 'evil')), 'evil/outside'],
-    ['a nested symlink to an absolute outside path', async () => {
-      await mkdir(join(vol, 'd'));
-      await symlink(join(tmp.path, 'outside'), join(vol, 'd', 'link'));
-    }, 'd/link/secret'],
+    [
+      'a nested symlink to an absolute outside path',
+      async () => {
+        await mkdir(join(vol, 'd'));
+        await symlink(join(tmp.path, 'outside'), join(vol, 'd', 'link'));
+      },
+      'd/link/secret',
+    ],
     ['a dangling symlink leading outside', async () => symlink(join(tmp.path, 'not-yet'), join(vol, 'dangling')), 'dangling'],
   ])('refuses %s', async (_name, setup, subPath) => {
     await setup();
@@ -71,7 +75,11 @@ describe('openSubPath', () => {
 
 describe('subPath mounts', () => {
   const podWith = (volumeMounts: VolumeMount[]) =>
-    newPod({ uid: 'uid-s', spec: { volumes: [{ name: 'data', hostPath: { path: vol } }] }, containers: [{ name: 'app', volumeMounts, env: [{ name: 'POD_DIR', value: 'by-env' }] }] });
+    newPod({
+      uid: 'uid-s',
+      spec: { volumes: [{ name: 'data', hostPath: { path: vol } }] },
+      containers: [{ name: 'app', volumeMounts, env: [{ name: 'POD_DIR', value: 'by-env' }] }],
+    });
 
   it('bind-mounts the resolved subPath at volume-subpaths/<volume>/<container>/<index>; a later symlink swap does not redirect it', async () => {
     await mkdir(join(vol, 'logs'));
@@ -100,7 +108,9 @@ describe('subPath mounts', () => {
     // Asking again reuses the mount; a new container start would now be refused.
     expect((await vm.getMountsForContainer(pod, pod.spec.containers[0]!))[1]?.hostPath).toBe(target);
     const fresh = podWith([{ name: 'data', mountPath: '/x', subPath: 'logs' }]);
-    const err = await rejection(vm.getMountsForContainer({ ...fresh, metadata: { ...fresh.metadata, uid: 'uid-t' } }, fresh.spec.containers[0]!));
+    const err = await rejection(
+      vm.getMountsForContainer({ ...fresh, metadata: { ...fresh.metadata, uid: 'uid-t' } }, fresh.spec.containers[0]!),
+    );
     expect(err).toMatchObject({ code: 'PATH_ESCAPE' });
 
     await vm.teardownPod('uid-s');

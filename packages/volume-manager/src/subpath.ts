@@ -57,7 +57,8 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
       const link = await lstat(next).catch(() => undefined);
       if (link?.isSymbolicLink() === true) {
         const dest = resolve(current, await readlink(next));
-        if (!inside(base, dest)) throw escape(`subpath ${JSON.stringify(subPath)} not within volume path ${JSON.stringify(base)}: ${next} links to ${dest}`);
+        if (!inside(base, dest))
+          throw escape(`subpath ${JSON.stringify(subPath)} not within volume path ${JSON.stringify(base)}: ${next} links to ${dest}`);
         throw new VolumeError('INVALID_VOLUME', `subpath ${JSON.stringify(subPath)}: ${next} is a dangling symlink to ${dest}`);
       }
       await mkdir(next, { mode: 0o750 }).catch((err: unknown) => {
@@ -67,11 +68,14 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
     } else {
       current = real;
     }
-    if (!inside(base, current)) throw escape(`subpath ${JSON.stringify(subPath)} not within volume path ${JSON.stringify(base)}: it resolves to ${current}`);
+    if (!inside(base, current))
+      throw escape(`subpath ${JSON.stringify(subPath)} not within volume path ${JSON.stringify(base)}: it resolves to ${current}`);
   }
 
   // 2. Re-walk the resolved path by fd with O_NOFOLLOW.
-  const components = relative(base, current).split(sep).filter((p) => p !== '');
+  const components = relative(base, current)
+    .split(sep)
+    .filter((p) => p !== '');
   let handle = await open(base, O_PATH | constants.O_NOFOLLOW | constants.O_DIRECTORY);
   try {
     for (const component of components) {
@@ -79,7 +83,9 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
       await handle.close();
       handle = child;
       if ((await handle.stat()).isSymbolicLink()) {
-        throw escape(`subpath ${JSON.stringify(subPath)}: component ${JSON.stringify(component)} of ${current} changed to a symlink while it was being opened`);
+        throw escape(
+          `subpath ${JSON.stringify(subPath)}: component ${JSON.stringify(component)} of ${current} changed to a symlink while it was being opened`,
+        );
       }
     }
     const info = await handle.stat();

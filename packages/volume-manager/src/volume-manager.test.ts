@@ -84,7 +84,9 @@ describe('waitForAttachAndMount', () => {
     const clock = new FakeClock();
     const vm = createVolumeManager({ rootDir: root, sources: new FakeObjectSource(), clock, waitTimeoutMs: 60_000 });
     const controller = new AbortController();
-    const result = vm.waitForAttachAndMount(newPod({ uid: 'uid-a', spec: { volumes: [{ name: 'c', configMap: { name: 'x' } }] } }), controller.signal).catch((err: unknown) => err);
+    const result = vm
+      .waitForAttachAndMount(newPod({ uid: 'uid-a', spec: { volumes: [{ name: 'c', configMap: { name: 'x' } }] } }), controller.signal)
+      .catch((err: unknown) => err);
     await settle();
     controller.abort(new Error('pod deleted'));
     expect(await result).toMatchObject({ code: 'ABORTED' });
@@ -96,8 +98,18 @@ describe('waitForAttachAndMount', () => {
     const pod = newPod({ uid: 'uid-i', spec: { volumes: [{ name: 'm', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }] } });
     await vm.waitForAttachAndMount(pod);
     await vm.waitForAttachAndMount(pod);
-    expect(mounter.calls).toEqual([{ op: 'mount', source: 'tmpfs', target: volDir('uid-i', 'empty-dir', 'm'), fsType: 'tmpfs', options: ['size=1048576'] }]);
-    expect(vm.getMountedVolumes('uid-i')).toEqual([{ podUID: 'uid-i', volumeName: 'm', pluginName: 'kubernetes.io/empty-dir', path: volDir('uid-i', 'empty-dir', 'm'), reconstructed: false }]);
+    expect(mounter.calls).toEqual([
+      { op: 'mount', source: 'tmpfs', target: volDir('uid-i', 'empty-dir', 'm'), fsType: 'tmpfs', options: ['size=1048576'] },
+    ]);
+    expect(vm.getMountedVolumes('uid-i')).toEqual([
+      {
+        podUID: 'uid-i',
+        volumeName: 'm',
+        pluginName: 'kubernetes.io/empty-dir',
+        path: volDir('uid-i', 'empty-dir', 'm'),
+        reconstructed: false,
+      },
+    ]);
   });
 
   it('does not read mountinfo on the syncs of a pod whose volumes are set up (a hot path: every pod sync)', async () => {
@@ -109,7 +121,15 @@ describe('waitForAttachAndMount', () => {
       return list();
     };
     const vm = createVolumeManager({ rootDir: root, mounter, waitTimeoutMs: 0 });
-    const pod = newPod({ uid: 'uid-h', spec: { volumes: [{ name: 'e', emptyDir: {} }, { name: 'm', emptyDir: { medium: 'Memory' } }] } });
+    const pod = newPod({
+      uid: 'uid-h',
+      spec: {
+        volumes: [
+          { name: 'e', emptyDir: {} },
+          { name: 'm', emptyDir: { medium: 'Memory' } },
+        ],
+      },
+    });
     await vm.waitForAttachAndMount(pod);
     const afterFirst = lists;
     for (let i = 0; i < 5; i++) await vm.waitForAttachAndMount(pod);
@@ -146,7 +166,10 @@ describe('teardownPod', () => {
     await vm.waitForAttachAndMount(newPod({ uid: 'uid-b', spec: { volumes: [{ name: 'm', emptyDir: { medium: 'Memory' } }] } }));
     await writeFile(join(volDir('uid-b', 'empty-dir', 'm'), 'keep'), 'data');
     mounter.errors.unmount.push(new Error('umount: target is busy'));
-    await expect(vm.teardownPod('uid-b')).rejects.toMatchObject({ code: 'MOUNT_FAILED', message: expect.stringContaining('UnmountVolume.TearDown failed for volume "m"') });
+    await expect(vm.teardownPod('uid-b')).rejects.toMatchObject({
+      code: 'MOUNT_FAILED',
+      message: expect.stringContaining('UnmountVolume.TearDown failed for volume "m"'),
+    });
     expect(await readFile(join(volDir('uid-b', 'empty-dir', 'm'), 'keep'), 'utf8')).toBe('data');
     // Retried later, it goes through.
     await vm.teardownPod('uid-b');
@@ -169,7 +192,14 @@ describe('teardownPod', () => {
       expect(mounter.calls.filter((c) => c.op === 'unmount')).toHaveLength(1);
       await clock.advance(300);
       await until(() => mounter.mounts.length === 0, 'the retried unmount');
-      await until(async () => !(await stat(volDir('uid-x', 'empty-dir', 'm')).then(() => true, () => false)), 'the volume dir removal');
+      await until(
+        async () =>
+          !(await stat(volDir('uid-x', 'empty-dir', 'm')).then(
+            () => true,
+            () => false,
+          )),
+        'the volume dir removal',
+      );
     } finally {
       controller.abort();
       await running;
@@ -204,7 +234,12 @@ describe('restart', () => {
     const second = createVolumeManager({ rootDir: root, sources: source, mounter, waitTimeoutMs: 0 });
     await second.reconstruct();
     expect(second.getReconstructedPodUIDs()).toEqual(['uid-k']);
-    expect(second.getMountedVolumes('uid-k').map((v) => [v.volumeName, v.pluginName, v.reconstructed]).sort()).toEqual([
+    expect(
+      second
+        .getMountedVolumes('uid-k')
+        .map((v) => [v.volumeName, v.pluginName, v.reconstructed])
+        .sort(),
+    ).toEqual([
       ['cfg', 'kubernetes.io/configmap', true],
       ['creds', 'kubernetes.io/secret', true],
       ['disk', 'kubernetes.io/empty-dir', true],
@@ -242,7 +277,14 @@ describe('run (reconciler loop)', () => {
     const clock = new FakeClock();
     const source = new FakeObjectSource();
     source.setConfigMap('default', 'cfg', { 'app.conf': 'v1' });
-    const vm = createVolumeManager({ rootDir: root, sources: source, clock, waitTimeoutMs: 0, resyncPeriodMs: 10_000, reconcilePeriodMs: 1_000 });
+    const vm = createVolumeManager({
+      rootDir: root,
+      sources: source,
+      clock,
+      waitTimeoutMs: 0,
+      resyncPeriodMs: 10_000,
+      reconcilePeriodMs: 1_000,
+    });
     const pod = newPod({ uid: 'uid-s', spec: { volumes: [{ name: 'cfg', configMap: { name: 'cfg' } }] } });
     await vm.waitForAttachAndMount(pod);
     const file = join(volDir('uid-s', 'configmap', 'cfg'), 'app.conf');
@@ -298,5 +340,7 @@ it('getMountsForContainer maps mountPropagation and refuses unknown volumes', as
     ['private', false],
     ['bidirectional', true],
   ]);
-  await expect(vm.getMountsForContainer(pod, pod.spec.containers[1]!)).rejects.toThrow('cannot find volume "nope" to mount into container "bad"');
+  await expect(vm.getMountsForContainer(pod, pod.spec.containers[1]!)).rejects.toThrow(
+    'cannot find volume "nope" to mount into container "bad"',
+  );
 });

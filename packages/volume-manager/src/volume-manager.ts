@@ -66,7 +66,10 @@ export function createVolumeManager(options: VolumeManagerOptions): VolumeManage
   const ctx: VolumeContext = {
     rootDir,
     mounter,
-    plugins: createVolumePlugins(pluginContext, { csiDrivers: options.csiDrivers, csiClientFactory: options.csiClientFactory ?? createCsiNodeClient }),
+    plugins: createVolumePlugins(pluginContext, {
+      csiDrivers: options.csiDrivers,
+      csiClientFactory: options.csiClientFactory ?? createCsiNodeClient,
+    }),
     clock,
     logger: options.logger ?? noopLogger,
     waitTimeoutMs: options.waitTimeoutMs ?? 123_000,

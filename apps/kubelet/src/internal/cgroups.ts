@@ -18,7 +18,11 @@ export async function startContainerManager(containerManager: Pick<ContainerMana
 }
 
 /** Once the runtime answers: warn plainly when its cgroup driver differs from ours (a common node failure). */
-export function checkRuntimeCgroupDriver(containerManager: Pick<ContainerManager, 'cgroupManager'>, runtime: RuntimeService, logger: Logger): void {
+export function checkRuntimeCgroupDriver(
+  containerManager: Pick<ContainerManager, 'cgroupManager'>,
+  runtime: RuntimeService,
+  logger: Logger,
+): void {
   void checkCgroupDriver(
     containerManager.cgroupManager.driver,
     { runtimeConfig: () => runtime.runtimeConfig({}), status: () => runtime.status({ verbose: true }) },

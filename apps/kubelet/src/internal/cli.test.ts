@@ -27,8 +27,14 @@ describe('loadOptionsOrExit', () => {
   it('returns the defaulted configuration with flags overriding the file', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kubelet-cli-'));
     const file = path.join(dir, 'config.yaml');
-    await fs.writeFile(file, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreadOnlyPort: 10255\nsyncFrequency: 30s\n');
-    const options = await loadOptionsOrExit([`--config=${file}`, '--sync-frequency=45s', '--pod-manifest-path=/etc/kubernetes/manifests'], captureIO());
+    await fs.writeFile(
+      file,
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreadOnlyPort: 10255\nsyncFrequency: 30s\n',
+    );
+    const options = await loadOptionsOrExit(
+      [`--config=${file}`, '--sync-frequency=45s', '--pod-manifest-path=/etc/kubernetes/manifests'],
+      captureIO(),
+    );
     expect(options.config.readOnlyPort).toBe(10255);
     expect(options.config.syncFrequency).toBe('45s');
     expect(options.config.staticPodPath).toBe('/etc/kubernetes/manifests');
@@ -40,7 +46,10 @@ describe('loadOptionsOrExit', () => {
   it('prints every configuration problem with file, field and reason, and exits 1', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kubelet-cli-'));
     const file = path.join(dir, 'config.yaml');
-    await fs.writeFile(file, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequncy: 1m\nhealthzPort: 70000\n');
+    await fs.writeFile(
+      file,
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequncy: 1m\nhealthzPort: 70000\n',
+    );
     const io = captureIO();
     await expect(loadOptionsOrExit([`--config=${file}`], io)).rejects.toEqual(new Exit(1));
     expect(io.stderr).toContain(file);

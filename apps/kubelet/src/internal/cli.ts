@@ -34,7 +34,9 @@ export async function loadOptionsOrExit(argv: readonly string[], io: CliIO = pro
     return io.exit(1);
   }
   if (result.flags.help) {
-    io.out(`kubelet-ts: the kubelet is the primary node agent; it runs the pods meant for its node.\n\nUsage:\n  kubelet-ts [flags]\n\nFlags:\n${kubeletFlagUsage()}\n`);
+    io.out(
+      `kubelet-ts: the kubelet is the primary node agent; it runs the pods meant for its node.\n\nUsage:\n  kubelet-ts [flags]\n\nFlags:\n${kubeletFlagUsage()}\n`,
+    );
     return io.exit(0);
   }
   if (result.flags.version !== false) {

@@ -13,11 +13,21 @@ describe('createKubeletContainerLogManager', () => {
     try {
       const clock = new FakeClock();
       const runtime = new FakeRuntimeService({ clock });
-      const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir } });
-      const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' } });
+      const { podSandboxId } = await runtime.runPodSandbox({
+        config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir },
+      });
+      const { containerId } = await runtime.createContainer({
+        podSandboxId,
+        config: { metadata: { name: 'c' }, image: { image: 'busybox' }, logPath: '0.log' },
+      });
       await runtime.startContainer({ containerId });
       await fs.writeFile(path.join(dir, '0.log'), Buffer.alloc(1023));
-      const manager = createKubeletContainerLogManager({ config: { ...defaults, containerLogMaxSize: '1Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s' }, runtime, clock, logger: new RecordingLogger() });
+      const manager = createKubeletContainerLogManager({
+        config: { ...defaults, containerLogMaxSize: '1Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '3s' },
+        runtime,
+        clock,
+        logger: new RecordingLogger(),
+      });
       expect(await manager.rotateLogs()).toEqual([]);
       await fs.appendFile(path.join(dir, '0.log'), 'x');
       expect((await manager.rotateLogs())[0]?.rotatedTo).toMatch(/0\.log\.\d{8}-\d{6}$/);
@@ -29,7 +39,13 @@ describe('createKubeletContainerLogManager', () => {
 
   it('rejects what upstream rejects: a fractional size, one file, an interval under 3s; a negative size disables rotation', () => {
     const runtime = new FakeRuntimeService();
-    const make = (over: Partial<typeof defaults>) => createKubeletContainerLogManager({ config: { ...defaults, ...over }, runtime, clock: new FakeClock(), logger: new RecordingLogger() });
+    const make = (over: Partial<typeof defaults>) =>
+      createKubeletContainerLogManager({
+        config: { ...defaults, ...over },
+        runtime,
+        clock: new FakeClock(),
+        logger: new RecordingLogger(),
+      });
     expect(() => make({ containerLogMaxSize: '100m' })).toThrow('invalid max log size');
     expect(() => make({ containerLogMaxFiles: 1 })).toThrow('must be > 1');
     expect(() => make({ containerLogMonitorInterval: '2s' })).toThrow('at least 3s');

@@ -38,7 +38,14 @@ function fakeLifecycle(pods: Pod[]) {
 
 describe('kubelet eviction wiring', () => {
   it('turns the KubeletConfiguration into the library config, merging defaults only when asked', () => {
-    expect(evictionConfigFrom({ ...base, evictionSoft: { 'memory.available': '2Gi' }, evictionSoftGracePeriod: { 'memory.available': '1m30s' }, evictionMaxPodGracePeriod: 20 })).toEqual({
+    expect(
+      evictionConfigFrom({
+        ...base,
+        evictionSoft: { 'memory.available': '2Gi' },
+        evictionSoftGracePeriod: { 'memory.available': '1m30s' },
+        evictionMaxPodGracePeriod: 20,
+      }),
+    ).toEqual({
       evictionHard: { 'memory.available': '1Gi' },
       evictionSoft: { 'memory.available': '2Gi' },
       evictionSoftGracePeriodMs: { 'memory.available': 90_000 },
@@ -62,7 +69,9 @@ describe('kubelet eviction wiring', () => {
   it('joins the lifecycle admission, evicts through lifecycle.evictPod and keeps the pressure conditions for the node status', async () => {
     const be = newPod({ name: 'be', uid: 'uid-be' });
     const lifecycle = fakeLifecycle([be]);
-    const provider = new FakeSummaryProvider(newSummary({ memory: { capacityBytes: 8 * Gi, workingSetBytes: 7.5 * Gi }, pods: [newPodStats({ name: 'be', uid: 'uid-be' })] }));
+    const provider = new FakeSummaryProvider(
+      newSummary({ memory: { capacityBytes: 8 * Gi, workingSetBytes: 7.5 * Gi }, pods: [newPodStats({ name: 'be', uid: 'uid-be' })] }),
+    );
     const clock = new FakeClock();
     const manager = createKubeletEvictionManager({
       config: base,
@@ -76,7 +85,11 @@ describe('kubelet eviction wiring', () => {
     lifecycle.addPodAdmitHandler(evictionAdmitHandler(manager));
     await manager.synchronize();
     expect(lifecycle.evicted.map((e) => [e.uid, e.request.reason, e.request.gracePeriodSeconds])).toEqual([['uid-be', 'Evicted', 1]]);
-    expect(lifecycle.handlers[0]?.admit({ pod: newPod({ name: 'be2' }), otherPods: [] })).toEqual({ admit: false, reason: 'Evicted', message: 'The node had condition: [MemoryPressure]. ' });
+    expect(lifecycle.handlers[0]?.admit({ pod: newPod({ name: 'be2' }), otherPods: [] })).toEqual({
+      admit: false,
+      reason: 'Evicted',
+      message: 'The node had condition: [MemoryPressure]. ',
+    });
     expect(manager.nodeConditions().map((c) => [c.type, c.status, c.reason])).toEqual([
       ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
       ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],

@@ -9,7 +9,13 @@ import type { SummaryProvider } from '@kubelet-ts/stats';
 
 type EvictionSettings = Pick<
   KubeletConfiguration,
-  'evictionHard' | 'evictionSoft' | 'evictionSoftGracePeriod' | 'evictionMinimumReclaim' | 'evictionPressureTransitionPeriod' | 'evictionMaxPodGracePeriod' | 'mergeDefaultEvictionSettings'
+  | 'evictionHard'
+  | 'evictionSoft'
+  | 'evictionSoftGracePeriod'
+  | 'evictionMinimumReclaim'
+  | 'evictionPressureTransitionPeriod'
+  | 'evictionMaxPodGracePeriod'
+  | 'mergeDefaultEvictionSettings'
 >;
 
 /** The library's config from the KubeletConfiguration: evictionHard merged with the defaults when asked, durations in ms. */
@@ -21,7 +27,9 @@ export function evictionConfigFrom(config: EvictionSettings): EvictionConfig {
     evictionSoft: { ...config.evictionSoft },
     evictionSoftGracePeriodMs: grace,
     evictionMinimumReclaim: { ...config.evictionMinimumReclaim },
-    ...(config.evictionPressureTransitionPeriod !== undefined ? { evictionPressureTransitionPeriodMs: durationMs(config.evictionPressureTransitionPeriod) } : {}),
+    ...(config.evictionPressureTransitionPeriod !== undefined
+      ? { evictionPressureTransitionPeriodMs: durationMs(config.evictionPressureTransitionPeriod) }
+      : {}),
     ...(config.evictionMaxPodGracePeriod !== undefined ? { evictionMaxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod } : {}),
   };
 }
@@ -61,7 +69,11 @@ export function createKubeletEvictionManager(options: KubeletEvictionOptions): E
     // Every dead container of every pod; sandboxes and log directories only of pods that are gone.
     deleteDeadContainers: () => {
       const desired = new Set(lifecycle.getPods().map((p) => p.metadata.uid));
-      return options.runtime.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 0, maxContainers: 0 }, lifecycle.sourcesReady, (uid) => !desired.has(uid) && lifecycle.podResourcesAreReclaimed(uid));
+      return options.runtime.garbageCollect(
+        { minAgeMs: 0, maxPerPodContainer: 0, maxContainers: 0 },
+        lifecycle.sourcesReady,
+        (uid) => !desired.has(uid) && lifecycle.podResourcesAreReclaimed(uid),
+      );
     },
     ...(options.reclaimImages !== undefined ? { reclaimImages: options.reclaimImages } : {}),
     config: evictionConfigFrom(options.config),

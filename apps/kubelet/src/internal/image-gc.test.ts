@@ -47,7 +47,13 @@ describe('kubelet image GC wiring', () => {
   it('refuses an inconsistent policy at creation', () => {
     const cri = createFakeCriClient();
     expect(() =>
-      createKubeletImageGC({ config: { ...config, imageGCLowThresholdPercent: 90 }, rootDir: dir, cri, clock: new FakeClock(), logger: new RecordingLogger() }),
+      createKubeletImageGC({
+        config: { ...config, imageGCLowThresholdPercent: 90 },
+        rootDir: dir,
+        cri,
+        clock: new FakeClock(),
+        logger: new RecordingLogger(),
+      }),
     ).toThrow('LowThresholdPercent 90 can not be higher than HighThresholdPercent 85');
   });
 

@@ -13,7 +13,10 @@ export function imageGCStateFile(rootDir: string): string {
 }
 
 export interface KubeletImageGCOptions {
-  config: Pick<KubeletConfiguration, 'imageGCHighThresholdPercent' | 'imageGCLowThresholdPercent' | 'imageMinimumGCAge' | 'imageMaximumGCAge'>;
+  config: Pick<
+    KubeletConfiguration,
+    'imageGCHighThresholdPercent' | 'imageGCLowThresholdPercent' | 'imageMinimumGCAge' | 'imageMaximumGCAge'
+  >;
   rootDir: string;
   cri: Pick<CriClient, 'image' | 'runtime'>;
   /** --pod-infra-container-image: upstream keeps it from image GC; the runtime's own sandbox image is kept too. */

@@ -2,7 +2,14 @@ import { createKubeletLogger, formatKlogLine } from './logging.js';
 
 describe('kubelet logging', () => {
   it('renders klog-like text lines with level letter, time, pid and quoted fields', () => {
-    const line = formatKlogLine({ level: 40, time: Date.UTC(2026, 10, 29, 18, 58, 35, 123), pid: 42, msg: 'Invalid pod manifest', pod: 'web', restarts: 3 });
+    const line = formatKlogLine({
+      level: 40,
+      time: Date.UTC(2026, 10, 29, 18, 58, 35, 123),
+      pid: 42,
+      msg: 'Invalid pod manifest',
+      pod: 'web',
+      restarts: 3,
+    });
     expect(line).toBe('W1129 18:58:35.123000      42 kubelet] "Invalid pod manifest" pod="web" restarts=3\n');
   });
 

@@ -72,12 +72,7 @@ function normalize(fields: LogFields | undefined): LogFields {
 export function createKubeletLogger(options: KubeletLoggerOptions): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const destination =
-    options.format === 'json'
-      ? { write }
-      : { write: (line: string) => write(formatKlogLine(JSON.parse(line) as Record<string, unknown>)) };
-  const logger = pino(
-    { level: options.verbosity >= 4 ? 'debug' : 'info', base: { pid: process.pid }, messageKey: 'msg' },
-    destination,
-  );
+    options.format === 'json' ? { write } : { write: (line: string) => write(formatKlogLine(JSON.parse(line) as Record<string, unknown>)) };
+  const logger = pino({ level: options.verbosity >= 4 ? 'debug' : 'info', base: { pid: process.pid }, messageKey: 'msg' }, destination);
   return new PinoAdapter(logger);
 }

@@ -9,7 +9,13 @@ describe('node resources of the wiring', () => {
     expect(getters.allocatable()).toEqual({ cpuMilli: os.cpus().length * 1000, memoryBytes: os.totalmem() });
     expect(getters.capacity()).toEqual(getters.allocatable());
     const capacity = { cpuMilli: 4000, memoryBytes: 8e9 };
-    state.known = { capacity, reserved: { cpuMilli: 500, memoryBytes: 1e9 }, evictionMemoryBytes: 1e8, allocatable: { cpuMilli: 3500, memoryBytes: 6.9e9 }, enforced: { cpuMilli: 3500, memoryBytes: 7e9 } };
+    state.known = {
+      capacity,
+      reserved: { cpuMilli: 500, memoryBytes: 1e9 },
+      evictionMemoryBytes: 1e8,
+      allocatable: { cpuMilli: 3500, memoryBytes: 6.9e9 },
+      enforced: { cpuMilli: 3500, memoryBytes: 7e9 },
+    };
     expect(getters.allocatable()).toEqual({ cpuMilli: 3500, memoryBytes: 6.9e9 });
     expect(getters.capacity()).toBe(capacity);
   });

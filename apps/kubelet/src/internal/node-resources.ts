@@ -15,7 +15,10 @@ export interface NodeResourceGetters {
 }
 
 /** The container manager's capacity and allocatable once it computed them, the machine's resources before. */
-export function nodeResourceGetters(containerManager: Pick<ContainerManager, 'getNodeAllocatable'>, machine: () => NodeResources = machineResources): NodeResourceGetters {
+export function nodeResourceGetters(
+  containerManager: Pick<ContainerManager, 'getNodeAllocatable'>,
+  machine: () => NodeResources = machineResources,
+): NodeResourceGetters {
   return {
     capacity: () => containerManager.getNodeAllocatable()?.capacity ?? machine(),
     allocatable: () => containerManager.getNodeAllocatable()?.allocatable ?? machine(),

@@ -44,7 +44,10 @@ function nodeStatusOf(overrides: Partial<Options>): ReturnType<typeof createKube
 describe('GET /node', () => {
   it('serves the v1 Node: the eviction conditions, addresses, capacity and allocatable, versions and images', async () => {
     const image = new FakeImageService({ images: [{ ref: 'busybox:1.36', size: 4_400_000 }] });
-    const allocatable = { capacity: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }, allocatable: { cpuMilli: 3800, memoryBytes: 7 * 1024 ** 3 } };
+    const allocatable = {
+      capacity: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 },
+      allocatable: { cpuMilli: 3800, memoryBytes: 7 * 1024 ** 3 },
+    };
     const nodeStatus = nodeStatusOf({
       resources: nodeResourceGetters({ getNodeAllocatable: () => allocatable as never }),
       eviction: new FakeEvictionManager({ conditions: ['MemoryPressure'] }),
@@ -54,7 +57,10 @@ describe('GET /node', () => {
     installNodeRoute(router, nodeStatus);
     const node = await getNode(router);
     expect(node.kind).toBe('Node');
-    expect(node.metadata).toEqual({ name: 'node-a', labels: { 'kubernetes.io/hostname': 'node-a', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': expect.any(String) } });
+    expect(node.metadata).toEqual({
+      name: 'node-a',
+      labels: { 'kubernetes.io/hostname': 'node-a', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': expect.any(String) },
+    });
     expect(node.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
       ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
       ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
@@ -66,9 +72,18 @@ describe('GET /node', () => {
     ]);
     expect(node.status?.capacity).toEqual({ cpu: '4000m', memory: String(8 * 1024 ** 3), pods: '110' });
     expect(node.status?.allocatable).toEqual({ cpu: '3800m', memory: String(7 * 1024 ** 3), pods: '110' });
-    expect(node.status?.nodeInfo).toMatchObject({ machineID: 'mid', bootID: 'boot', osImage: host.osImage, containerRuntimeVersion: 'containerd://1.6.20', kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0', operatingSystem: 'linux' });
+    expect(node.status?.nodeInfo).toMatchObject({
+      machineID: 'mid',
+      bootID: 'boot',
+      osImage: host.osImage,
+      containerRuntimeVersion: 'containerd://1.6.20',
+      kubeletVersion: 'v1.34.0-kubelet-ts.0.1.0',
+      operatingSystem: 'linux',
+    });
     expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 0 } });
-    expect(node.status?.images).toEqual([{ names: [expect.stringMatching(/busybox@sha256:/), 'docker.io/library/busybox:1.36'], sizeBytes: 4_400_000 }]);
+    expect(node.status?.images).toEqual([
+      { names: [expect.stringMatching(/busybox@sha256:/), 'docker.io/library/busybox:1.36'], sizeBytes: 4_400_000 },
+    ]);
   });
 
   it('shows the machine capacity until the cgroup manager computed allocatable, and asks the runtime its version once', async () => {

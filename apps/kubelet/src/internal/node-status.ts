@@ -2,7 +2,17 @@ import { nodeResourceList } from '@kubelet-ts/api';
 import type { Logger } from '@kubelet-ts/common';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { EvictionManager } from '@kubelet-ts/eviction-manager';
-import { conditions, createNodeStatus, daemonEndpoints, images, machineInfo, nodeAddress, platformInfo, readHostInfo, versionInfo } from '@kubelet-ts/node-status';
+import {
+  conditions,
+  createNodeStatus,
+  daemonEndpoints,
+  images,
+  machineInfo,
+  nodeAddress,
+  platformInfo,
+  readHostInfo,
+  versionInfo,
+} from '@kubelet-ts/node-status';
 import type { HostInfo, NodeStatusManager } from '@kubelet-ts/node-status';
 import type { Router } from '@kubelet-ts/server';
 import { sendJson } from '@kubelet-ts/server';

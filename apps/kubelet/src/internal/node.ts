@@ -13,9 +13,14 @@ export function resolveNodeName(hostnameOverride: string | undefined): string {
  */
 export function resolveNodeIPs(nodeIP: string | undefined, interfaces = os.networkInterfaces()): string[] {
   if (nodeIP !== undefined && nodeIP.trim() !== '' && nodeIP !== '0.0.0.0' && nodeIP !== '::') {
-    return nodeIP.split(',').map((ip) => ip.trim()).filter((ip) => ip !== '');
+    return nodeIP
+      .split(',')
+      .map((ip) => ip.trim())
+      .filter((ip) => ip !== '');
   }
-  const addresses = Object.values(interfaces).flatMap((list) => list ?? []).filter((a) => !a.internal);
+  const addresses = Object.values(interfaces)
+    .flatMap((list) => list ?? [])
+    .filter((a) => !a.internal);
   const v4 = addresses.find((a) => a.family === 'IPv4');
   const v6 = addresses.find((a) => a.family === 'IPv6' && !a.address.startsWith('fe80'));
   const out = [v4?.address, v6?.address].filter((a): a is string => a !== undefined);

@@ -20,15 +20,28 @@ describe('kubelet plugin manager wiring', () => {
   it('hands a CSI driver registered in <root-dir>/plugins_registry to the CSI registry of the volume manager', async () => {
     await mkdir(path.join(tmp, 'backing'));
     const csiSocket = path.join(tmp, 'csi.sock');
-    const driver = createFakeCsiNodeServer({ socketPath: csiSocket, mounter: createSystemMounter(), backingDir: path.join(tmp, 'backing') });
+    const driver = createFakeCsiNodeServer({
+      socketPath: csiSocket,
+      mounter: createSystemMounter(),
+      backingDir: path.join(tmp, 'backing'),
+    });
     await driver.start();
     const rootDir = path.join(tmp, 'root');
     await mkdir(path.join(rootDir, 'plugins_registry'), { recursive: true });
-    const registration = createFakeRegistrationServer({ socketPath: path.join(rootDir, 'plugins_registry', 'demo-reg.sock'), name: 'demo.csi', endpoint: csiSocket });
+    const registration = createFakeRegistrationServer({
+      socketPath: path.join(rootDir, 'plugins_registry', 'demo-reg.sock'),
+      name: 'demo.csi',
+      endpoint: csiSocket,
+    });
     await registration.start();
     try {
       const csiDrivers = createCsiPluginRegistry();
-      const plugins = createKubeletPluginManager({ rootDir, handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers }, clock: new FakeClock(), logger: new RecordingLogger() });
+      const plugins = createKubeletPluginManager({
+        rootDir,
+        handlers: { [PLUGIN_TYPE.CSIPlugin]: csiDrivers },
+        clock: new FakeClock(),
+        logger: new RecordingLogger(),
+      });
       await plugins.sync();
       expect(csiDrivers.get('demo.csi')).toEqual({ endpoint: csiSocket });
       expect(registration.statuses).toEqual([{ pluginRegistered: true, error: '' }]);

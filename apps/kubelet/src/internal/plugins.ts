@@ -12,5 +12,10 @@ export interface KubeletPluginManagerOptions {
 
 /** The kubelet's plugin manager: the registration sockets in `<root-dir>/plugins_registry`, handed to `handlers` by type. */
 export function createKubeletPluginManager(options: KubeletPluginManagerOptions): PluginWatcher {
-  return createPluginWatcher({ dir: pluginsRegistryDir(options.rootDir), handlers: options.handlers, clock: options.clock, logger: options.logger });
+  return createPluginWatcher({
+    dir: pluginsRegistryDir(options.rootDir),
+    handlers: options.handlers,
+    clock: options.clock,
+    logger: options.logger,
+  });
 }

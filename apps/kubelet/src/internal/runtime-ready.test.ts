@@ -8,7 +8,9 @@ describe('waitForRuntime', () => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
     const runtime = new FakeRuntimeService({ clock, runtimeName: 'fake' });
-    const unavailable = new CriError('UNAVAILABLE', 'RuntimeService/Version: UNAVAILABLE: connect ENOENT /run/x.sock', { method: 'RuntimeService/Version' });
+    const unavailable = new CriError('UNAVAILABLE', 'RuntimeService/Version: UNAVAILABLE: connect ENOENT /run/x.sock', {
+      method: 'RuntimeService/Version',
+    });
     runtime.injectError('version', unavailable, { times: 3 });
     const controller = new AbortController();
     const ready = waitForRuntime(runtime, { endpoint: 'unix:///run/x.sock', clock, logger, signal: controller.signal });

@@ -40,7 +40,12 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
   const checks = [pingHealthz, ...lifecycle.healthCheckers];
   const servers: Server[] = [];
   if (config.healthzPort > 0) {
-    servers.push({ name: 'healthz', server: createHealthzServer({ checks, logger }), host: config.healthzBindAddress, port: config.healthzPort });
+    servers.push({
+      name: 'healthz',
+      server: createHealthzServer({ checks, logger }),
+      host: config.healthzBindAddress,
+      port: config.healthzPort,
+    });
   }
   if (config.readOnlyPort > 0) {
     const readOnly = createReadOnlyServer({ getPods: () => lifecycle.getPods(), checks, logger });
@@ -60,7 +65,9 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     async close() {
       // In reverse order of opening, as the kubelet shut them down before.
       for (const s of listening.splice(0).reverse()) {
-        await s.server.close().catch((err: unknown) => logger.warn('Error while shutting down', { server: s.name, err: errorMessage(err) }));
+        await s.server
+          .close()
+          .catch((err: unknown) => logger.warn('Error while shutting down', { server: s.name, err: errorMessage(err) }));
       }
     },
   };

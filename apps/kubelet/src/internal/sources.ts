@@ -10,7 +10,9 @@ import type { Runnable } from './supervise.js';
 export function staticPodSources(config: KubeletConfiguration, nodeName: string, clock: Clock, logger: Logger): PodSource[] {
   const sources: PodSource[] = [];
   if (config.staticPodPath !== undefined && config.staticPodPath !== '') {
-    sources.push(createFileSource({ path: config.staticPodPath, nodeName, checkFrequencyMs: durationMs(config.fileCheckFrequency), clock, logger }));
+    sources.push(
+      createFileSource({ path: config.staticPodPath, nodeName, checkFrequencyMs: durationMs(config.fileCheckFrequency), clock, logger }),
+    );
   }
   if (config.staticPodURL !== undefined && config.staticPodURL !== '') {
     sources.push(
@@ -46,7 +48,13 @@ export function podSourcesRunnable(options: PodSourcesOptions): Runnable {
   const { lifecycle } = options;
   return {
     async run(signal) {
-      const podConfig = createPodConfig({ sources: options.sources, allowedObjectReferences: options.allowedObjectReferences, clock: options.clock, logger: options.logger, signal });
+      const podConfig = createPodConfig({
+        sources: options.sources,
+        allowedObjectReferences: options.allowedObjectReferences,
+        clock: options.clock,
+        logger: options.logger,
+        signal,
+      });
       podConfig.allSourcesSeen.then(
         () => lifecycle.setSourcesReady(),
         () => undefined,

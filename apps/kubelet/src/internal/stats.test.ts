@@ -23,7 +23,10 @@ describe('GET /stats/summary', () => {
       const response = await fetch(url);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
-      const body = (await response.json()) as { node: { nodeName: string; fs?: unknown }; pods: Array<{ podRef: { name: string }; 'ephemeral-storage'?: unknown }> };
+      const body = (await response.json()) as {
+        node: { nodeName: string; fs?: unknown };
+        pods: Array<{ podRef: { name: string }; 'ephemeral-storage'?: unknown }>;
+      };
       expect(body.node.nodeName).toBe('n1');
       expect(body.node.fs).toBeDefined();
       expect(body.pods[0]?.['ephemeral-storage']).toBeDefined();
@@ -37,7 +40,10 @@ describe('GET /stats/summary', () => {
     const provider = new FakeSummaryProvider(newSummary({ pods: [newPodStats({ name: 'web' })] }));
     const { server, url } = await serve(provider);
     try {
-      const slim = (await (await fetch(`${url}?only_cpu_and_memory=true`)).json()) as { node: Record<string, unknown>; pods: Array<Record<string, unknown>> };
+      const slim = (await (await fetch(`${url}?only_cpu_and_memory=true`)).json()) as {
+        node: Record<string, unknown>;
+        pods: Array<Record<string, unknown>>;
+      };
       expect(Object.keys(slim.node).sort()).toEqual(['cpu', 'memory', 'nodeName', 'startTime']);
       expect(Object.keys(slim.pods[0] ?? {}).sort()).toEqual(['containers', 'cpu', 'memory', 'podRef', 'startTime']);
       const full = (await (await fetch(`${url}?only_cpu_and_memory=1`)).json()) as { node: Record<string, unknown> };
@@ -71,12 +77,26 @@ describe('createKubeletStats', () => {
     const tree = await createFakeCgroupTree({ mode: 'v1', cpus: 2 });
     try {
       const clock = new FakeClock(Date.UTC(2026, 0, 1));
-      const cm = createContainerManager({ cgroupRoot: '/', cgroupDriver: 'cgroupfs', fsRoot: tree.fsRoot, fs: tree.fs, machineCapacity: async () => ({ cpuMilli: 2000, memoryBytes: 4 * 2 ** 30 }), clock });
+      const cm = createContainerManager({
+        cgroupRoot: '/',
+        cgroupDriver: 'cgroupfs',
+        fsRoot: tree.fsRoot,
+        fs: tree.fs,
+        machineCapacity: async () => ({ cpuMilli: 2000, memoryBytes: 4 * 2 ** 30 }),
+        clock,
+      });
       await cm.start();
-      const pod = newPod({ name: 'web', uid: 'uid-web', containers: [{ name: 'app', resources: { limits: { memory: '64Mi', cpu: '1' } } }] });
+      const pod = newPod({
+        name: 'web',
+        uid: 'uid-web',
+        containers: [{ name: 'app', resources: { limits: { memory: '64Mi', cpu: '1' } } }],
+      });
       await cm.podCgroups.ensureExists(pod);
       const cri = createFakeCriClient({ clock });
-      const sandboxConfig = { metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 }, labels: { 'io.kubernetes.pod.uid': 'uid-web' } };
+      const sandboxConfig = {
+        metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 },
+        labels: { 'io.kubernetes.pod.uid': 'uid-web' },
+      };
       await cri.runtime.runPodSandbox({ config: sandboxConfig });
       const host = newFakeNodeHost({ rootDir: '/var/lib/kubelet' });
       host.setFile('/var/lib/kubelet/pods/uid-web/volumes/kubernetes.io~empty-dir/cache/f', 'x', { blocks: 8 });
@@ -89,7 +109,15 @@ describe('createKubeletStats', () => {
         enforceNodeAllocatable: ['pods'],
         cri,
         containerManager: cm,
-        volumes: { getMountedVolumes: () => [{ volumeName: 'cache', pluginName: 'kubernetes.io/empty-dir', path: '/var/lib/kubelet/pods/uid-web/volumes/kubernetes.io~empty-dir/cache' }] },
+        volumes: {
+          getMountedVolumes: () => [
+            {
+              volumeName: 'cache',
+              pluginName: 'kubernetes.io/empty-dir',
+              path: '/var/lib/kubelet/pods/uid-web/volumes/kubernetes.io~empty-dir/cache',
+            },
+          ],
+        },
         getPods: () => [pod],
         host,
         readPidsCurrent: async (dir) => {
@@ -107,7 +135,10 @@ describe('createKubeletStats', () => {
       expect(podStats?.process_stats).toEqual({ process_count: 3 });
       expect(pidsRead[0]).toMatch(/pids\/kubepods\/poduid-web$/ /* Guaranteed: limits = requests */);
       expect(podStats?.volume?.[0]).toMatchObject({ name: 'cache', usedBytes: 8 * 512 * 2, inodesUsed: 2 });
-      expect(summary.node.systemContainers?.[0]).toMatchObject({ name: 'pods', memory: { workingSetBytes: 0, availableBytes: 4 * 2 ** 30 } });
+      expect(summary.node.systemContainers?.[0]).toMatchObject({
+        name: 'pods',
+        memory: { workingSetBytes: 0, availableBytes: 4 * 2 ** 30 },
+      });
     } finally {
       await tree.cleanup();
     }
@@ -116,16 +147,31 @@ describe('createKubeletStats', () => {
 
 describe('createKubeletStats volumeStatsAggPeriod', () => {
   const cacheDir = '/var/lib/kubelet/pods/uid-web/volumes/kubernetes.io~empty-dir/cache';
-  async function wired(volumeStatsAggPeriod: string | undefined, run: (t: { stats: ReturnType<typeof createKubeletStats>; host: ReturnType<typeof newFakeNodeHost>; clock: FakeClock }) => Promise<void>) {
+  async function wired(
+    volumeStatsAggPeriod: string | undefined,
+    run: (t: { stats: ReturnType<typeof createKubeletStats>; host: ReturnType<typeof newFakeNodeHost>; clock: FakeClock }) => Promise<void>,
+  ) {
     const tree = await createFakeCgroupTree({ mode: 'v1', cpus: 2 });
     try {
       const clock = new FakeClock(Date.UTC(2026, 0, 1));
-      const cm = createContainerManager({ cgroupRoot: '/', cgroupDriver: 'cgroupfs', fsRoot: tree.fsRoot, fs: tree.fs, machineCapacity: async () => ({ cpuMilli: 2000, memoryBytes: 4 * 2 ** 30 }), clock });
+      const cm = createContainerManager({
+        cgroupRoot: '/',
+        cgroupDriver: 'cgroupfs',
+        fsRoot: tree.fsRoot,
+        fs: tree.fs,
+        machineCapacity: async () => ({ cpuMilli: 2000, memoryBytes: 4 * 2 ** 30 }),
+        clock,
+      });
       await cm.start();
       const pod = newPod({ name: 'web', uid: 'uid-web', containers: [{ name: 'app' }] });
       await cm.podCgroups.ensureExists(pod);
       const cri = createFakeCriClient({ clock });
-      await cri.runtime.runPodSandbox({ config: { metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 }, labels: { 'io.kubernetes.pod.uid': 'uid-web' } } });
+      await cri.runtime.runPodSandbox({
+        config: {
+          metadata: { name: 'web', namespace: 'default', uid: 'uid-web', attempt: 0 },
+          labels: { 'io.kubernetes.pod.uid': 'uid-web' },
+        },
+      });
       const host = newFakeNodeHost({ rootDir: '/var/lib/kubelet' });
       host.setFile(`${cacheDir}/f`, 'x', { blocks: 8 });
       host.mkdir('/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs').setStatfs('/var/lib/containerd', { blocks: 100 });

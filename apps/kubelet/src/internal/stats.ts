@@ -8,7 +8,13 @@ import { durationMs } from '@kubelet-ts/config';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import { sendJson, sendText } from '@kubelet-ts/server';
 import type { KubeletHttpServer } from '@kubelet-ts/server';
-import { cpuAndMemorySummary, createSummaryProvider, createVolumeStatsSource, DEFAULT_HOUSEKEEPING_INTERVAL_MS, DEFAULT_VOLUME_STATS_AGG_PERIOD_MS } from '@kubelet-ts/stats';
+import {
+  cpuAndMemorySummary,
+  createSummaryProvider,
+  createVolumeStatsSource,
+  DEFAULT_HOUSEKEEPING_INTERVAL_MS,
+  DEFAULT_VOLUME_STATS_AGG_PERIOD_MS,
+} from '@kubelet-ts/stats';
 import type { HostFs, MountedVolumeRef, SummaryProvider } from '@kubelet-ts/stats';
 
 export interface KubeletStatsOptions {
@@ -22,7 +28,10 @@ export interface KubeletStatsOptions {
    * measured with du; `0s` or negative disables volume stats, as upstream.
    */
   volumeStatsAggPeriod?: string;
-  cri: { runtime: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox' | 'podSandboxStatus'>; image: Pick<ImageService, 'imageFsInfo'> };
+  cri: {
+    runtime: Pick<RuntimeService, 'listContainerStats' | 'listContainers' | 'listPodSandbox' | 'podSandboxStatus'>;
+    image: Pick<ImageService, 'imageFsInfo'>;
+  };
   containerManager: Pick<ContainerManager, 'cgroupManager' | 'podContainerManager' | 'podsRoot' | 'getNodeAllocatable'>;
   volumes: { getMountedVolumes(uid?: string): readonly MountedVolumeRef[] };
   getPods: () => readonly Pod[];
@@ -44,7 +53,8 @@ export interface KubeletStatsOptions {
  */
 export function createKubeletStats(options: KubeletStatsOptions): SummaryProvider {
   const { containerManager: cm } = options;
-  const volumeStatsAggPeriodMs = options.volumeStatsAggPeriod !== undefined ? durationMs(options.volumeStatsAggPeriod) : DEFAULT_VOLUME_STATS_AGG_PERIOD_MS;
+  const volumeStatsAggPeriodMs =
+    options.volumeStatsAggPeriod !== undefined ? durationMs(options.volumeStatsAggPeriod) : DEFAULT_VOLUME_STATS_AGG_PERIOD_MS;
   const readPids = options.readPidsCurrent ?? ((dir: string) => readFile(join(dir, 'pids.current'), 'utf8'));
   return createSummaryProvider({
     nodeName: options.nodeName,
@@ -77,7 +87,8 @@ export function createKubeletStats(options: KubeletStatsOptions): SummaryProvide
       return enforced !== undefined && enforced > 0 ? { ...usage, memoryLimitBytes: enforced } : usage;
     },
     ...(options.host !== undefined ? { host: options.host } : {}),
-    housekeepingIntervalMs: options.statsHousekeepingInterval !== undefined ? durationMs(options.statsHousekeepingInterval) : DEFAULT_HOUSEKEEPING_INTERVAL_MS,
+    housekeepingIntervalMs:
+      options.statsHousekeepingInterval !== undefined ? durationMs(options.statsHousekeepingInterval) : DEFAULT_HOUSEKEEPING_INTERVAL_MS,
     clock: options.clock,
     logger: options.logger,
   });

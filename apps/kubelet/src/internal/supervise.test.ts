@@ -48,7 +48,13 @@ describe('supervise', () => {
   it('without restartMs, logs the stop with its consequence and never rejects', async () => {
     const logger = new RecordingLogger();
     const runnable = flaky(1);
-    await expect(supervise('Plugin watcher', runnable, new AbortController().signal, { clock: new FakeClock(), logger, consequence: 'CSI drivers will not register' })).resolves.toBeUndefined();
+    await expect(
+      supervise('Plugin watcher', runnable, new AbortController().signal, {
+        clock: new FakeClock(),
+        logger,
+        consequence: 'CSI drivers will not register',
+      }),
+    ).resolves.toBeUndefined();
     await supervise('Container log manager', flaky(1), new AbortController().signal, { clock: new FakeClock(), logger });
     expect(logger.records.map((r) => [r.msg, r.fields.err])).toEqual([
       ['Plugin watcher stopped; CSI drivers will not register', 'mountinfo unreadable'],
@@ -62,7 +68,11 @@ describe('supervise', () => {
     const controller = new AbortController();
     let ready = false;
     const runnable = flaky(0);
-    const running = supervise('Eviction manager', runnable, controller.signal, { clock, logger: new RecordingLogger(), after: (signal) => until(() => ready, clock, signal) });
+    const running = supervise('Eviction manager', runnable, controller.signal, {
+      clock,
+      logger: new RecordingLogger(),
+      after: (signal) => until(() => ready, clock, signal),
+    });
     await clock.advance(2_000);
     expect(runnable.runs).toHaveLength(0);
     ready = true;
@@ -74,7 +84,11 @@ describe('supervise', () => {
 
     const never = flaky(0);
     const aborted = new AbortController();
-    const waiting = supervise('Eviction manager', never, aborted.signal, { clock, logger: new RecordingLogger(), after: (signal) => until(() => false, clock, signal) });
+    const waiting = supervise('Eviction manager', never, aborted.signal, {
+      clock,
+      logger: new RecordingLogger(),
+      after: (signal) => until(() => false, clock, signal),
+    });
     aborted.abort();
     await expect(waiting).resolves.toBeUndefined();
     expect(never.runs).toHaveLength(0);
@@ -83,7 +97,12 @@ describe('supervise', () => {
   it('does not log a failure that comes from the shutdown itself', async () => {
     const logger = new RecordingLogger();
     const controller = new AbortController();
-    const running = supervise('Eviction manager', { run: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))) }, controller.signal, { clock: new FakeClock(), logger });
+    const running = supervise(
+      'Eviction manager',
+      { run: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))) },
+      controller.signal,
+      { clock: new FakeClock(), logger },
+    );
     controller.abort();
     await running;
     expect(logger.records).toEqual([]);

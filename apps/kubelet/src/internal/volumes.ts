@@ -43,7 +43,10 @@ export function createKubeletVolumeManager(options: KubeletVolumesOptions): Volu
   const dir = options.staticObjectDir;
   const sources =
     dir !== undefined && dir !== ''
-      ? createDirectoryObjectSource({ dir, onInvalid: (err) => logger.error('Invalid object manifest in the static object directory; skipped', { err: err.message }) })
+      ? createDirectoryObjectSource({
+          dir,
+          onInvalid: (err) => logger.error('Invalid object manifest in the static object directory; skipped', { err: err.message }),
+        })
       : undefined;
   if (sources !== undefined) logger.info('ConfigMaps and Secrets for static pods come from the static object directory', { dir });
   return createVolumeManager({

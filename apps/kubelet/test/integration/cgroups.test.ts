@@ -19,7 +19,8 @@ let broken: KubeletUnderTest | undefined;
 const cg = (hierarchy: string, ...parts: string[]): string => path.join(CGROUP_FS, hierarchy, ROOT, ...parts);
 const read = async (file: string): Promise<string> => (await fs.readFile(file, 'utf8')).trim();
 const isDir = async (dir: string): Promise<boolean> => (await fs.stat(dir).catch(() => undefined))?.isDirectory() ?? false;
-const containerId = (pod: ApiPod | undefined, name: string): string | undefined => containerState(pod, name)?.containerID?.replace(/^containerd:\/\//, '');
+const containerId = (pod: ApiPod | undefined, name: string): string | undefined =>
+  containerState(pod, name)?.containerID?.replace(/^containerd:\/\//, '');
 
 /** Removes a cgroup tree deepest first in every v1 hierarchy and the unified one. */
 async function removeCgroupTree(root: string): Promise<void> {
@@ -64,10 +65,19 @@ test('the QoS hierarchy is created under cgroupRoot with node allocatable enforc
 test('Burstable, BestEffort and Guaranteed pods get their pod cgroups with the computed limits, containers inside; all gone after deletion', async () => {
   await kubelet.writeManifest(
     'burst.yaml',
-    busyboxPod('burst', [{ name: 'c', command: ['sleep', '3600'], resources: { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } } }]),
+    busyboxPod('burst', [
+      {
+        name: 'c',
+        command: ['sleep', '3600'],
+        resources: { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+      },
+    ]),
   );
   await kubelet.writeManifest('be.yaml', busyboxPod('be', [{ name: 'c', command: ['sleep', '3600'] }]));
-  await kubelet.writeManifest('guar.yaml', busyboxPod('guar', [{ name: 'c', command: ['sleep', '3600'], resources: { limits: { cpu: '250m', memory: '48Mi' } } }]));
+  await kubelet.writeManifest(
+    'guar.yaml',
+    busyboxPod('guar', [{ name: 'c', command: ['sleep', '3600'], resources: { limits: { cpu: '250m', memory: '48Mi' } } }]),
+  );
 
   const running = async (name: string): Promise<ApiPod> =>
     eventually(`${name} running`, async () => {
@@ -106,40 +116,75 @@ test('Burstable, BestEffort and Guaranteed pods get their pod cgroups with the c
 
   for (const f of ['burst.yaml', 'be.yaml', 'guar.yaml']) await kubelet.removeManifest(f);
   for (const dir of [burstDir, beDir, guarDir]) {
-    await eventually(`pod cgroup ${dir.join('/')} removed from every hierarchy`, async () => {
-      for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'freezer', 'devices', 'blkio', 'systemd']) if (await isDir(cg(h, ...dir))) return false;
-      return true;
-    }, 45_000);
+    await eventually(
+      `pod cgroup ${dir.join('/')} removed from every hierarchy`,
+      async () => {
+        for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'freezer', 'devices', 'blkio', 'systemd'])
+          if (await isDir(cg(h, ...dir))) return false;
+        return true;
+      },
+      45_000,
+    );
   }
-  await eventually('Burstable back to the minimum shares', async () => (await read(cg('cpu', 'kubepods', 'burstable', 'cpu.shares'))) === '2', 15_000);
+  await eventually(
+    'Burstable back to the minimum shares',
+    async () => (await read(cg('cpu', 'kubepods', 'burstable', 'cpu.shares'))) === '2',
+    15_000,
+  );
 });
 
 test('a container over its memory limit ends OOMKilled and /pods says so; the pod cgroup goes once the pod is terminal', async () => {
   await kubelet.writeManifest(
     'oom.yaml',
-    busyboxPod('oom', [{ name: 'c', command: ['sh', '-c', 'tail /dev/zero'], resources: { limits: { memory: '16Mi' }, requests: { memory: '16Mi', cpu: '50m' } } }], { restartPolicy: 'Never' }),
+    busyboxPod(
+      'oom',
+      [
+        {
+          name: 'c',
+          command: ['sh', '-c', 'tail /dev/zero'],
+          resources: { limits: { memory: '16Mi' }, requests: { memory: '16Mi', cpu: '50m' } },
+        },
+      ],
+      { restartPolicy: 'Never' },
+    ),
   );
   const uid = await eventually('oom in /pods', async () => (await kubelet.pod('oom'))?.metadata.uid, 20_000, 50);
   const podDir = ['kubepods', 'burstable', `pod${uid}`];
   // The pod cgroup (made before the sandbox) carries the pod's memory limit.
-  expect(await eventually('the oom pod cgroup', async () => read(cg('memory', ...podDir, 'memory.limit_in_bytes')), 10_000, 50)).toBe(String(16 * MiB));
-  const pod = await eventually('oom terminated', async () => {
-    const p = await kubelet.pod('oom');
-    return containerState(p, 'c')?.state?.terminated ? p : undefined;
-  }, 45_000);
+  expect(await eventually('the oom pod cgroup', async () => read(cg('memory', ...podDir, 'memory.limit_in_bytes')), 10_000, 50)).toBe(
+    String(16 * MiB),
+  );
+  const pod = await eventually(
+    'oom terminated',
+    async () => {
+      const p = await kubelet.pod('oom');
+      return containerState(p, 'c')?.state?.terminated ? p : undefined;
+    },
+    45_000,
+  );
   expect(containerState(pod, 'c')?.state?.terminated).toMatchObject({ reason: 'OOMKilled', exitCode: 137 });
   expect(pod.status?.phase).toBe('Failed');
   // Terminal under restartPolicy Never: the pod is terminated and its cgroup removed, though its manifest stays.
-  await eventually('the terminal pod cgroup removed', async () => !(await isDir(cg('memory', ...podDir))) && !(await isDir(cg('cpu', ...podDir))), 30_000);
+  await eventually(
+    'the terminal pod cgroup removed',
+    async () => !(await isDir(cg('memory', ...podDir))) && !(await isDir(cg('cpu', ...podDir))),
+    30_000,
+  );
   await kubelet.removeManifest('oom.yaml');
 });
 
 test('a limit below its request is rejected with a clear reason and never runs', async () => {
   await kubelet.writeManifest(
     'bad-limits.yaml',
-    busyboxPod('bad-limits', [{ name: 'c', command: ['sleep', '3600'], resources: { requests: { memory: '128Mi' }, limits: { memory: '64Mi' } } }]),
+    busyboxPod('bad-limits', [
+      { name: 'c', command: ['sleep', '3600'], resources: { requests: { memory: '128Mi' }, limits: { memory: '64Mi' } } },
+    ]),
   );
-  await eventually('the validation error in the kubelet log', async () => /bad-limits\.yaml[\s\S]*requests\[memory\][\s\S]*must be less than or equal to memory limit/.test(kubelet.output()), 20_000);
+  await eventually(
+    'the validation error in the kubelet log',
+    async () => /bad-limits\.yaml[\s\S]*requests\[memory\][\s\S]*must be less than or equal to memory limit/.test(kubelet.output()),
+    20_000,
+  );
   expect(await kubelet.pod('bad-limits')).toBeUndefined();
   expect(await criSandboxesOf(kubelet, 'bad-limits')).toEqual([]);
   await kubelet.removeManifest('bad-limits.yaml');
@@ -155,7 +200,14 @@ test('a cgroupRoot that cannot be created gives a clear error; the kubelet keeps
   const rootError = new RegExp(`cannot create the pod cgroup hierarchy under cgroupRoot \\\\?"${badRoot}\\\\?": .*ENOTDIR`);
   await eventually('the cgroup root error in the log', async () => rootError.test(broken?.output() ?? ''), 15_000);
   await broken.writeManifest('p.yaml', busyboxPod('p', [{ name: 'c', command: ['sleep', '3600'] }]));
-  await eventually('the pod sync error', async () => /failed to ensure that the pod \\?"default\/p-[^"\\]+\\?" cgroups exist and are correctly applied: pod cgroup not created: cannot create the pod cgroup hierarchy under cgroupRoot/.test(broken?.output() ?? ''), 20_000);
+  await eventually(
+    'the pod sync error',
+    async () =>
+      /failed to ensure that the pod \\?"default\/p-[^"\\]+\\?" cgroups exist and are correctly applied: pod cgroup not created: cannot create the pod cgroup hierarchy under cgroupRoot/.test(
+        broken?.output() ?? '',
+      ),
+    20_000,
+  );
   const response = await fetch(`http://127.0.0.1:${broken.healthzPort}/healthz`);
   expect(response.status).toBe(200);
   const pod = await broken.pod('p');

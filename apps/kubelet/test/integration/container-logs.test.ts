@@ -14,7 +14,9 @@ let kubelet: KubeletUnderTest;
 
 beforeAll(async () => {
   // containerLogMonitorInterval has no flag upstream: config file lines.
-  kubelet = await createKubelet('logs', { config: ['containerLogMaxSize: 64Ki', 'containerLogMaxFiles: 3', 'containerLogMonitorInterval: 3s'] });
+  kubelet = await createKubelet('logs', {
+    config: ['containerLogMaxSize: 64Ki', 'containerLogMaxFiles: 3', 'containerLogMonitorInterval: 3s'],
+  });
   await kubelet.start();
   await waitHealthy(kubelet);
 });
@@ -24,7 +26,10 @@ afterAll(async () => {
 });
 
 function consecutive(text: string): { first: number; last: number } {
-  const numbers = text.split('\n').filter((l) => l !== '').map(Number);
+  const numbers = text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map(Number);
   const first = numbers[0] ?? Number.NaN;
   numbers.forEach((n, i) => {
     if (n !== first + i) throw new Error(`line ${i} of the kept logs: expected ${first + i}, got ${n} (a line was lost or doubled)`);
@@ -36,10 +41,21 @@ test('a container printing fast is rotated at 64Ki, keeps at most 3 files (older
   // ~4000 numbered lines a second: several times 64Ki between two checks.
   const script = 'i=0; while true; do seq $((i+1)) $((i+200)); i=$((i+200)); sleep 0.05; done';
   await kubelet.writeManifest('printer.yaml', busyboxPod('printer', [{ name: 'printer', command: ['sh', '-c', script] }]));
-  const containerId = await eventually('printer running', async () => (await criContainersOf(kubelet, 'printer')).find((c) => c.state === 'CONTAINER_RUNNING')?.id, 30_000);
+  const containerId = await eventually(
+    'printer running',
+    async () => (await criContainersOf(kubelet, 'printer')).find((c) => c.state === 'CONTAINER_RUNNING')?.id,
+    30_000,
+  );
   const { status } = await kubelet.cri.runtime.containerStatus({ containerId });
   const logPath = status?.logPath ?? '';
-  expect(logPath).toBe(path.join(kubelet.podLogsDir, `default_printer-${kubelet.nodeName}_${status?.labels['io.kubernetes.pod.uid'] ?? ''}`, 'printer', '0.log'));
+  expect(logPath).toBe(
+    path.join(
+      kubelet.podLogsDir,
+      `default_printer-${kubelet.nodeName}_${status?.labels['io.kubernetes.pod.uid'] ?? ''}`,
+      'printer',
+      '0.log',
+    ),
+  );
 
   // Watch the rotated names go by until four rotations happened.
   const seen = new Set<string>();

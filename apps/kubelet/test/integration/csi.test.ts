@@ -25,7 +25,11 @@ let registration: FakeRegistrationServer;
 let backingDir = '';
 let csiSocket = '';
 
-const exists = (p: string): Promise<boolean> => fs.lstat(p).then(() => true, () => false);
+const exists = (p: string): Promise<boolean> =>
+  fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
 
 beforeAll(async () => {
   kubelet = await createKubelet('csi');
@@ -36,7 +40,13 @@ beforeAll(async () => {
   await fs.mkdir(path.dirname(csiSocket), { recursive: true });
   await fs.mkdir(path.join(kubelet.rootDir, 'plugins_registry'), { recursive: true });
   // STAGE_UNSTAGE_VOLUME advertised on purpose: the kubelet must still not stage an inline volume.
-  csi = createFakeCsiNodeServer({ socketPath: csiSocket, mounter: createSystemMounter(), backingDir, capabilities: ['STAGE_UNSTAGE_VOLUME'], nodeId: kubelet.nodeName });
+  csi = createFakeCsiNodeServer({
+    socketPath: csiSocket,
+    mounter: createSystemMounter(),
+    backingDir,
+    capabilities: ['STAGE_UNSTAGE_VOLUME'],
+    nodeId: kubelet.nodeName,
+  });
   await csi.start();
   await kubelet.start();
   await waitHealthy(kubelet);
@@ -52,7 +62,12 @@ afterAll(async () => {
 });
 
 test('a CSI driver registers through plugins_registry; an inline CSI volume is published at the upstream path, seen by the container, unpublished and removed with the pod', async () => {
-  registration = createFakeRegistrationServer({ socketPath: path.join(kubelet.rootDir, 'plugins_registry', `${DRIVER}-reg.sock`), name: DRIVER, endpoint: csiSocket, supportedVersions: ['1.0.0'] });
+  registration = createFakeRegistrationServer({
+    socketPath: path.join(kubelet.rootDir, 'plugins_registry', `${DRIVER}-reg.sock`),
+    name: DRIVER,
+    endpoint: csiSocket,
+    supportedVersions: ['1.0.0'],
+  });
   await registration.start();
   await eventually('the kubelet registered the driver', async () => registration.statuses.some((s) => s.pluginRegistered), 30_000, 100);
   expect(registration.statuses).toEqual([{ pluginRegistered: true, error: '' }]);
@@ -99,11 +114,21 @@ test('a CSI driver registers through plugins_registry; an inline CSI volume is p
   const target = path.join(volumeDir, 'mount');
   // Only NodePublishVolume, at upstream's target path (no NodeStageVolume for an inline volume).
   expect(csi.calls.slice(1).map((c) => c.method)).toEqual(['NodePublishVolume']);
-  expect(csi.calls[1]?.request).toMatchObject({ volumeId, targetPath: target, stagingTargetPath: '', readonly: false, volumeContext: { size: '1Mi' } });
+  expect(csi.calls[1]?.request).toMatchObject({
+    volumeId,
+    targetPath: target,
+    stagingTargetPath: '',
+    readonly: false,
+    volumeContext: { size: '1Mi' },
+  });
   expect(await fs.readFile(path.join(out, 'hello'), 'utf8')).toBe('from-the-driver');
   expect(await fs.readFile(path.join(backingDir, volumeId, 'written'), 'utf8')).toBe('from-the-pod\n');
   expect((await mountsUnder(volumeDir)).map((m) => m.mountPoint)).toEqual([target]);
-  expect(JSON.parse(await fs.readFile(path.join(volumeDir, 'vol_data.json'), 'utf8'))).toMatchObject({ driverName: DRIVER, volumeHandle: volumeId, volumeLifecycleMode: 'Ephemeral' });
+  expect(JSON.parse(await fs.readFile(path.join(volumeDir, 'vol_data.json'), 'utf8'))).toMatchObject({
+    driverName: DRIVER,
+    volumeHandle: volumeId,
+    volumeLifecycleMode: 'Ephemeral',
+  });
 
   await kubelet.removeManifest('csi.yaml');
   await eventually('the volume was unpublished', async () => csi.calls.some((c) => c.method === 'NodeUnpublishVolume'), 60_000);

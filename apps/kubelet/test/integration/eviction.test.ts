@@ -46,14 +46,28 @@ test('an emptyDir over its sizeLimit gets its pod evicted with the upstream mess
   const other = await createKubelet('eviction-ed', { config: ['volumeStatsAggPeriod: 1s', FAST_CHECKS] });
   try {
     const writer = (mb: number): Array<Record<string, unknown>> => [
-      { name: 'c', command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`], volumeMounts: [{ name: 'scratch', mountPath: '/data' }] },
+      {
+        name: 'c',
+        command: ['sh', '-c', `dd if=/dev/zero of=/data/fill bs=1048576 count=${mb} && sleep 3600`],
+        volumeMounts: [{ name: 'scratch', mountPath: '/data' }],
+      },
     ];
-    await other.writeManifest('over.yaml', busyboxPod('over', writer(3), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] }));
-    await other.writeManifest('within.yaml', busyboxPod('within', writer(1), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '10Mi' } }] }));
+    await other.writeManifest(
+      'over.yaml',
+      busyboxPod('over', writer(3), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1Mi' } }] }),
+    );
+    await other.writeManifest(
+      'within.yaml',
+      busyboxPod('within', writer(1), { volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '10Mi' } }] }),
+    );
     await other.start(['--evict-static-pods']);
     await waitHealthy(other);
     await eventually('over evicted', async () => statusOf(await other.pod('over'))?.phase === 'Failed', 60_000);
-    expect(statusOf(await other.pod('over'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' });
+    expect(statusOf(await other.pod('over'))).toMatchObject({
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ',
+    });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(statusOf(await other.pod('within'))?.phase).toBe('Running');
     expect((await nodeConditions(other)).every((c) => c.status === 'False')).toBe(true);
@@ -85,8 +99,15 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
   await waitHealthy(kubelet);
 
-  await eventually('MemoryPressure on /node', async () => (await nodeConditions()).find((c) => c.type === 'MemoryPressure')?.status === 'True', 30_000);
-  expect((await nodeConditions()).find((c) => c.type === 'MemoryPressure')).toMatchObject({ reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' });
+  await eventually(
+    'MemoryPressure on /node',
+    async () => (await nodeConditions()).find((c) => c.type === 'MemoryPressure')?.status === 'True',
+    30_000,
+  );
+  expect((await nodeConditions()).find((c) => c.type === 'MemoryPressure')).toMatchObject({
+    reason: 'KubeletHasInsufficientMemory',
+    message: 'kubelet has insufficient memory available',
+  });
 
   const failedAt = new Map<string, number>();
   await eventually(
@@ -104,7 +125,9 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
 
   const be = statusOf(await kubelet.pod('besteffort'));
   expect(be).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
-  expect(be?.message).toMatch(/^The node was low on resource: memory\. Threshold quantity: 1000Gi, available: \d+(Ki|Mi|Gi)?\. Container c was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/);
+  expect(be?.message).toMatch(
+    /^The node was low on resource: memory\. Threshold quantity: 1000Gi, available: \d+(Ki|Mi|Gi)?\. Container c was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/,
+  );
   expect(be?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
   expect(statusOf(await kubelet.pod('burstable'))).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
 
@@ -127,7 +150,11 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   // Admission: a new BestEffort pod is refused and never started.
   await kubelet.writeManifest('late.yaml', busyboxPod('late', sleeper));
   await eventually('late pod refused', async () => statusOf(await kubelet.pod('late'))?.phase === 'Failed', 30_000);
-  expect(statusOf(await kubelet.pod('late'))).toMatchObject({ phase: 'Failed', reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+  expect(statusOf(await kubelet.pod('late'))).toMatchObject({
+    phase: 'Failed',
+    reason: 'Evicted',
+    message: 'Pod was rejected: The node had condition: [MemoryPressure]. ',
+  });
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   expect(await criSandboxesOf(kubelet, 'late')).toEqual([]);
 }, 180_000);

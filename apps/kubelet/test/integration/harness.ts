@@ -283,7 +283,11 @@ export function condition(pod: ApiPod | undefined, type: string): string | undef
   return pod?.status?.conditions?.find((c) => c.type === type)?.status;
 }
 
-export function busyboxPod(name: string, containers: Array<Record<string, unknown>>, spec: Record<string, unknown> = {}): Record<string, unknown> {
+export function busyboxPod(
+  name: string,
+  containers: Array<Record<string, unknown>>,
+  spec: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

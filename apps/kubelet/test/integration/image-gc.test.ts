@@ -44,7 +44,10 @@ async function uploadBlob(registry: string, repo: string, data: Buffer): Promise
   const started = await checked(await fetch(`http://${registry}/v2/${repo}/blobs/uploads/`, { method: 'POST' }), `start upload to ${repo}`);
   const location = new URL(started.headers.get('location') ?? '', `http://${registry}`);
   location.searchParams.set('digest', digest);
-  await checked(await fetch(location, { method: 'PUT', body: data, headers: { 'content-type': 'application/octet-stream' } }), `upload ${digest}`);
+  await checked(
+    await fetch(location, { method: 'PUT', body: data, headers: { 'content-type': 'application/octet-stream' } }),
+    `upload ${digest}`,
+  );
   return digest;
 }
 
@@ -54,24 +57,38 @@ async function uploadBlob(registry: string, repo: string, data: Buffer): Promise
  */
 async function pushVariant(registry: string, tag: string): Promise<string> {
   const accept = { accept: `${OCI_MANIFEST}, ${DOCKER_MANIFEST}` };
-  const manifestResponse = await checked(await fetch(`http://${registry}/v2/${SOURCE_REPO}/manifests/test`, { headers: accept }), 'source manifest');
+  const manifestResponse = await checked(
+    await fetch(`http://${registry}/v2/${SOURCE_REPO}/manifests/test`, { headers: accept }),
+    'source manifest',
+  );
   const manifest = (await manifestResponse.json()) as Manifest;
-  const configResponse = await checked(await fetch(`http://${registry}/v2/${SOURCE_REPO}/blobs/${manifest.config.digest}`), 'source config');
+  const configResponse = await checked(
+    await fetch(`http://${registry}/v2/${SOURCE_REPO}/blobs/${manifest.config.digest}`),
+    'source config',
+  );
   const config = (await configResponse.json()) as { config?: { Labels?: Record<string, string> } };
   config.config = { ...config.config, Labels: { ...config.config?.Labels, 'io.kubelet-ts.image-gc-test': tag } };
   const configBytes = Buffer.from(JSON.stringify(config));
   for (const layer of manifest.layers) {
     // Cross-repository mount; when the registry starts an upload instead, copy the layer.
-    const mount = await fetch(`http://${registry}/v2/${TEST_REPO}/blobs/uploads/?mount=${layer.digest}&from=${SOURCE_REPO}`, { method: 'POST' });
+    const mount = await fetch(`http://${registry}/v2/${TEST_REPO}/blobs/uploads/?mount=${layer.digest}&from=${SOURCE_REPO}`, {
+      method: 'POST',
+    });
     if (mount.status === 201) continue;
-    const blob = Buffer.from(await (await checked(await fetch(`http://${registry}/v2/${SOURCE_REPO}/blobs/${layer.digest}`), 'source layer')).arrayBuffer());
+    const blob = Buffer.from(
+      await (await checked(await fetch(`http://${registry}/v2/${SOURCE_REPO}/blobs/${layer.digest}`), 'source layer')).arrayBuffer(),
+    );
     await uploadBlob(registry, TEST_REPO, blob);
   }
   const configDigest = await uploadBlob(registry, TEST_REPO, configBytes);
   const mediaType = manifest.mediaType ?? manifestResponse.headers.get('content-type') ?? OCI_MANIFEST;
   const newManifest: Manifest = { ...manifest, config: { ...manifest.config, digest: configDigest, size: configBytes.length } };
   await checked(
-    await fetch(`http://${registry}/v2/${TEST_REPO}/manifests/${tag}`, { method: 'PUT', body: JSON.stringify(newManifest), headers: { 'content-type': mediaType } }),
+    await fetch(`http://${registry}/v2/${TEST_REPO}/manifests/${tag}`, {
+      method: 'PUT',
+      body: JSON.stringify(newManifest),
+      headers: { 'content-type': mediaType },
+    }),
     `push ${TEST_REPO}:${tag}`,
   );
   return `${registry}/${TEST_REPO}:${tag}`;
@@ -113,12 +130,20 @@ function sleepPod(name: string, image: string): Record<string, unknown> {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name },
-    spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }] },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }],
+    },
   };
 }
 
 async function runningContainer(podName: string): Promise<void> {
-  await eventually(`${podName} running`, async () => (await criContainersOf(kubelet, podName)).some((c) => c.state === 'CONTAINER_RUNNING'), 30_000, 100);
+  await eventually(
+    `${podName} running`,
+    async () => (await criContainersOf(kubelet, podName)).some((c) => c.state === 'CONTAINER_RUNNING'),
+    30_000,
+    100,
+  );
 }
 
 beforeAll(async () => {
@@ -145,7 +170,10 @@ afterAll(async () => {
   const authRegistry = process.env['KUBELET_TS_AUTH_REGISTRY'];
   for (const tag of before.flatMap((i) => i.repoTags)) {
     if (now.has(tag)) continue;
-    const auth = authRegistry !== undefined && tag.startsWith(`${authRegistry}/`) ? { username: env('KUBELET_TS_REGISTRY_USER'), password: env('KUBELET_TS_REGISTRY_PASSWORD') } : undefined;
+    const auth =
+      authRegistry !== undefined && tag.startsWith(`${authRegistry}/`)
+        ? { username: env('KUBELET_TS_REGISTRY_USER'), password: env('KUBELET_TS_REGISTRY_PASSWORD') }
+        : undefined;
     await cri.image.pullImage({ image: { image: tag }, ...(auth ? { auth } : {}) }).catch((err: unknown) => {
       process.stderr.write(`image-gc test: could not pull ${tag} back: ${String(err)}\n`);
     });
@@ -159,7 +187,11 @@ afterAll(async () => {
   ] as const) {
     if ((await cri.image.imageStatus({ image: { image: ref } })).image !== null) continue;
     process.stderr.write(`image-gc test: ${ref} is missing; importing it again\n`);
-    await promisify(execFile)(process.env.KUBELET_TS_CTR ?? 'ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)], { timeout: 60_000 });
+    await promisify(execFile)(
+      process.env.KUBELET_TS_CTR ?? 'ctr',
+      ['-a', socket, '-n', 'k8s.io', 'images', 'import', path.join(env('KUBELET_TS_IMAGES_DIR'), archive)],
+      { timeout: 60_000 },
+    );
   }
   await kubelet.cleanup();
 });
@@ -186,7 +218,12 @@ test('image GC over a low threshold removes unused images least recently used fi
       ],
     },
   });
-  await eventually('keeper running', async () => (await criContainersOf(kubelet, 'keeper')).filter((c) => c.state === 'CONTAINER_RUNNING').length === 2, 30_000, 100);
+  await eventually(
+    'keeper running',
+    async () => (await criContainersOf(kubelet, 'keeper')).filter((c) => c.state === 'CONTAINER_RUNNING').length === 2,
+    30_000,
+    100,
+  );
 
   // a is in use at one kubelet start, b at the next (a's pod deleted by then), c stays in use.
   const ids: Record<string, string> = {};
@@ -203,11 +240,14 @@ test('image GC over a low threshold removes unused images least recently used fi
     ids[tag] = (await imageId(refs[tag])) ?? '';
     expect(ids[tag]).toMatch(/^sha256:/);
     await restart(gcOff);
-    await eventually(`last use of ${tag} recorded at the kubelet start`, async () => (await readState())?.images[ids[tag] as string]?.lastUsed !== undefined, 15_000, 200).catch(
-      async (err: unknown) => {
-        throw new Error(`${String(err)}\nstate: ${JSON.stringify(await readState())}\n${imageGcLines()}`);
-      },
-    );
+    await eventually(
+      `last use of ${tag} recorded at the kubelet start`,
+      async () => (await readState())?.images[ids[tag] as string]?.lastUsed !== undefined,
+      15_000,
+      200,
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\nstate: ${JSON.stringify(await readState())}\n${imageGcLines()}`);
+    });
     previous = podName;
   }
   const recorded = (await readState()) as SavedState;
@@ -220,7 +260,12 @@ test('image GC over a low threshold removes unused images least recently used fi
   // A new kubelet process on the same root dir, high threshold 1 % / low 0 %: its first GC run (at start)
   // must remove every unused image, in the order of the last-used times saved by the earlier runs.
   await restart(['--image-gc-high-threshold=1', '--image-gc-low-threshold=0', '--minimum-image-ttl-duration=1s']);
-  await eventually('a and b removed', async () => (await imageId(refs.a)) === undefined && (await imageId(refs.b)) === undefined, 30_000, 200);
+  await eventually(
+    'a and b removed',
+    async () => (await imageId(refs.a)) === undefined && (await imageId(refs.b)) === undefined,
+    30_000,
+    200,
+  );
 
   // Least recently used first: a before b.
   const removals = kubelet
@@ -239,10 +284,17 @@ test('image GC over a low threshold removes unused images least recently used fi
   }
   expect(removals.some((line) => line.includes(ids['c'] as string))).toBe(false);
   // The kept images' times are still in the state file; the removed ones are gone from it.
-  const after = await eventually('state without a and b', async () => {
-    const state = await readState();
-    return state !== undefined && state.images[ids['a'] as string] === undefined && state.images[ids['b'] as string] === undefined ? state : undefined;
-  }, 10_000, 200);
+  const after = await eventually(
+    'state without a and b',
+    async () => {
+      const state = await readState();
+      return state !== undefined && state.images[ids['a'] as string] === undefined && state.images[ids['b'] as string] === undefined
+        ? state
+        : undefined;
+    },
+    10_000,
+    200,
+  );
   expect(after.images[ids['c'] as string]?.lastUsed).toBeDefined();
   expect(path.dirname(imageGCStateFile(kubelet.rootDir))).toBe(path.join(kubelet.rootDir, 'image-gc'));
 });

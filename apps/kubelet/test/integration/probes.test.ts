@@ -51,14 +51,24 @@ test('an exec readiness probe flips Ready when a file appears in the container, 
 
   await fs.writeFile(marker, '');
   const readyAt = Date.now();
-  await eventually('container ready once the file exists', async () => containerState(await kubelet.pod('ready'), 'c')?.ready === true, 15_000, 100);
+  await eventually(
+    'container ready once the file exists',
+    async () => containerState(await kubelet.pod('ready'), 'c')?.ready === true,
+    15_000,
+    100,
+  );
   process.stdout.write(`readiness: Ready ${Date.now() - readyAt} ms after the file appeared (period 1 s)\n`);
   pod = await kubelet.pod('ready');
   expect(condition(pod, 'Ready')).toBe('True');
   expect(containerState(pod, 'c')?.restartCount).toBe(0);
 
   await fs.rm(marker);
-  await eventually('container not ready once the file is gone', async () => containerState(await kubelet.pod('ready'), 'c')?.ready === false, 15_000, 100);
+  await eventually(
+    'container not ready once the file is gone',
+    async () => containerState(await kubelet.pod('ready'), 'c')?.ready === false,
+    15_000,
+    100,
+  );
   expect(condition(await kubelet.pod('ready'), 'Ready')).toBe('False');
   // A readiness failure never restarts a container.
   expect(containerState(await kubelet.pod('ready'), 'c')?.restartCount).toBe(0);
@@ -76,7 +86,12 @@ test('a failing httpGet liveness probe restarts the container with the probe-lev
         {
           name: 'c',
           command: ['sleep', '3600'],
-          livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 1 },
+          livenessProbe: {
+            httpGet: { path: '/healthz', port: 8080 },
+            periodSeconds: 1,
+            failureThreshold: 2,
+            terminationGracePeriodSeconds: 1,
+          },
         },
       ],
       { terminationGracePeriodSeconds: 60 },
@@ -99,7 +114,9 @@ test('a failing httpGet liveness probe restarts the container with the probe-lev
   // Two failed probes one second apart, then 1 s of grace: far below the pod's 60 s.
   expect(ranMs).toBeLessThan(20_000);
   const out = kubelet.output();
-  expect(out).toMatch(/Liveness probe failed: Get \\?"http:\/\/[0-9.]+:8080\/healthz\\?": dial tcp [0-9.]+:8080: connect: connection refused/);
+  expect(out).toMatch(
+    /Liveness probe failed: Get \\?"http:\/\/[0-9.]+:8080\/healthz\\?": dial tcp [0-9.]+:8080: connect: connection refused/,
+  );
   expect(out).toMatch(/Unhealthy/);
   expect(out).toMatch(/Container c failed liveness probe, will be restarted/);
   await kubelet.removeManifest('liveness.yaml');
@@ -147,7 +164,12 @@ test('a failing startup probe restarts the container', async () => {
       {
         name: 'c',
         command: ['sleep', '3600'],
-        startupProbe: { exec: { command: ['sh', '-c', 'echo not yet; exit 1'] }, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 1 },
+        startupProbe: {
+          exec: { command: ['sh', '-c', 'echo not yet; exit 1'] },
+          periodSeconds: 1,
+          failureThreshold: 2,
+          terminationGracePeriodSeconds: 1,
+        },
       },
     ]),
   );
@@ -182,7 +204,10 @@ test('invalid probe specs are reported with the file and field, and the pod is n
     'the bad probe spec reported',
     async () => {
       const out = kubelet.output();
-      return /bad-probe\.yaml.*spec\.containers\[0\]\.livenessProbe\.successThreshold/.test(out) && /bad-probe\.yaml.*spec\.containers\[0\]\.readinessProbe\.tcpSocket\.port/.test(out);
+      return (
+        /bad-probe\.yaml.*spec\.containers\[0\]\.livenessProbe\.successThreshold/.test(out) &&
+        /bad-probe\.yaml.*spec\.containers\[0\]\.readinessProbe\.tcpSocket\.port/.test(out)
+      );
     },
     30_000,
   );

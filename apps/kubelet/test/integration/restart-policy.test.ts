@@ -19,16 +19,32 @@ afterAll(async () => {
 });
 
 test('restart policies: Never and OnFailure end Succeeded on exit 0, Never ends Failed on exit 1, OnFailure restarts a failure', async () => {
-  await kubelet.writeManifest('never-ok.yaml', busyboxPod('never-ok', [{ name: 'c', command: ['sh', '-c', 'exit 0'] }], { restartPolicy: 'Never' }));
-  await kubelet.writeManifest('never-fail.yaml', busyboxPod('never-fail', [{ name: 'c', command: ['sh', '-c', 'exit 1'] }], { restartPolicy: 'Never' }));
-  await kubelet.writeManifest('onfailure-ok.yaml', busyboxPod('onfailure-ok', [{ name: 'c', command: ['sh', '-c', 'exit 0'] }], { restartPolicy: 'OnFailure' }));
-  await kubelet.writeManifest('onfailure-fail.yaml', busyboxPod('onfailure-fail', [{ name: 'c', command: ['sh', '-c', 'exit 2'] }], { restartPolicy: 'OnFailure' }));
+  await kubelet.writeManifest(
+    'never-ok.yaml',
+    busyboxPod('never-ok', [{ name: 'c', command: ['sh', '-c', 'exit 0'] }], { restartPolicy: 'Never' }),
+  );
+  await kubelet.writeManifest(
+    'never-fail.yaml',
+    busyboxPod('never-fail', [{ name: 'c', command: ['sh', '-c', 'exit 1'] }], { restartPolicy: 'Never' }),
+  );
+  await kubelet.writeManifest(
+    'onfailure-ok.yaml',
+    busyboxPod('onfailure-ok', [{ name: 'c', command: ['sh', '-c', 'exit 0'] }], { restartPolicy: 'OnFailure' }),
+  );
+  await kubelet.writeManifest(
+    'onfailure-fail.yaml',
+    busyboxPod('onfailure-fail', [{ name: 'c', command: ['sh', '-c', 'exit 2'] }], { restartPolicy: 'OnFailure' }),
+  );
 
   const phase = async (name: string): Promise<string | undefined> => (await kubelet.pod(name))?.status?.phase;
   await eventually('never-ok Succeeded', async () => (await phase('never-ok')) === 'Succeeded', 30_000);
   await eventually('onfailure-ok Succeeded', async () => (await phase('onfailure-ok')) === 'Succeeded', 30_000);
   await eventually('never-fail Failed', async () => (await phase('never-fail')) === 'Failed', 30_000);
-  await eventually('onfailure-fail restarted', async () => (containerState(await kubelet.pod('onfailure-fail'), 'c')?.restartCount ?? 0) >= 1, 30_000);
+  await eventually(
+    'onfailure-fail restarted',
+    async () => (containerState(await kubelet.pod('onfailure-fail'), 'c')?.restartCount ?? 0) >= 1,
+    30_000,
+  );
 
   const neverOk = containerState(await kubelet.pod('never-ok'), 'c');
   expect(neverOk?.restartCount).toBe(0);
@@ -49,14 +65,19 @@ test('Always restarts exit 1 with growing back-off and /pods shows CrashLoopBack
   let sawCrashLoop: { reason?: string; message?: string } | undefined;
   let lastTerminated: { exitCode: number; reason?: string } | undefined;
   // As upstream, the first restart is immediate; then the back-off applies: 10 s, then 20 s.
-  await eventually('four container starts (restartCount 3)', async () => {
-    const status = containerState(await kubelet.pod('crash'), 'c');
-    if (status === undefined) return false;
-    if (!seenAt.has(status.restartCount)) seenAt.set(status.restartCount, Date.now());
-    if (status.state?.waiting?.reason === 'CrashLoopBackOff') sawCrashLoop = status.state.waiting;
-    if (status.lastState?.terminated) lastTerminated = status.lastState.terminated;
-    return status.restartCount >= 3 && sawCrashLoop !== undefined;
-  }, 120_000, 200);
+  await eventually(
+    'four container starts (restartCount 3)',
+    async () => {
+      const status = containerState(await kubelet.pod('crash'), 'c');
+      if (status === undefined) return false;
+      if (!seenAt.has(status.restartCount)) seenAt.set(status.restartCount, Date.now());
+      if (status.state?.waiting?.reason === 'CrashLoopBackOff') sawCrashLoop = status.state.waiting;
+      if (status.lastState?.terminated) lastTerminated = status.lastState.terminated;
+      return status.restartCount >= 3 && sawCrashLoop !== undefined;
+    },
+    120_000,
+    200,
+  );
   const at = (n: number): number => {
     const t = seenAt.get(n);
     if (t === undefined) throw new Error(`restartCount ${n} was never observed (seen: ${[...seenAt.keys()].join(', ')})`);
@@ -64,7 +85,9 @@ test('Always restarts exit 1 with growing back-off and /pods shows CrashLoopBack
   };
   const firstBackoffGap = at(2) - at(1);
   const secondBackoffGap = at(3) - at(2);
-  process.stdout.write(`crash pod: restart gaps ${(seenAt.get(1) ?? NaN) - (seenAt.get(0) ?? NaN)} ms, ${firstBackoffGap} ms, ${secondBackoffGap} ms (upstream: immediate, 10 s, 20 s)\n`);
+  process.stdout.write(
+    `crash pod: restart gaps ${(seenAt.get(1) ?? NaN) - (seenAt.get(0) ?? NaN)} ms, ${firstBackoffGap} ms, ${secondBackoffGap} ms (upstream: immediate, 10 s, 20 s)\n`,
+  );
   expect(firstBackoffGap).toBeGreaterThanOrEqual(9_000);
   expect(secondBackoffGap).toBeGreaterThanOrEqual(19_000);
   expect(secondBackoffGap).toBeGreaterThan(firstBackoffGap + 5_000);

@@ -61,7 +61,8 @@ async function criLogSize(k: KubeletUnderTest, podName: string): Promise<number>
   let size = 0;
   for (const d of dirs) {
     for (const c of await fs.readdir(path.join(k.podLogsDir, d))) {
-      for (const f of await fs.readdir(path.join(k.podLogsDir, d, c)).catch(() => [])) size += (await fs.stat(path.join(k.podLogsDir, d, c, f))).size;
+      for (const f of await fs.readdir(path.join(k.podLogsDir, d, c)).catch(() => []))
+        size += (await fs.stat(path.join(k.podLogsDir, d, c, f))).size;
     }
   }
   return size;
@@ -74,11 +75,24 @@ async function summary(query = ''): Promise<SummaryBody> {
 }
 
 test('a running busybox static pod appears in /stats/summary with memory and CPU; the node has fs, imageFs, memory and rlimit figures', async () => {
-  await kubelet.writeManifest('busy.yaml', busyboxPod('busy', [{ name: 'burn', command: ['sh', '-c', 'echo started; while true; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.1; done'] }]));
+  await kubelet.writeManifest(
+    'busy.yaml',
+    busyboxPod('busy', [
+      {
+        name: 'burn',
+        command: ['sh', '-c', 'echo started; while true; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.1; done'],
+      },
+    ]),
+  );
   const fullName = `busy-${kubelet.nodeName}`;
   // Ask once the container runs and has logged. A served summary may still be up to 10 s old (the
   // housekeeping interval; eviction's fresh collections refresh it), so the pod can take that long to appear.
-  await eventually('busy running', async () => (await kubelet.pod('busy'))?.status?.containerStatuses?.[0]?.state?.running !== undefined, 20_000, 100);
+  await eventually(
+    'busy running',
+    async () => (await kubelet.pod('busy'))?.status?.containerStatuses?.[0]?.state?.running !== undefined,
+    20_000,
+    100,
+  );
   await eventually('the log line written', async () => (await criLogSize(kubelet, 'busy')) > 0, 10_000, 100);
   const body = await eventually(
     'busy with a container working set in /stats/summary',

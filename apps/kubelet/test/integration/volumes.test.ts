@@ -8,9 +8,19 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { BUSYBOX, busyboxPod, containerState, createKubelet, criContainersOf, criSandboxesOf, eventually, waitHealthy, mountsUnder, unmountAllUnder } from './harness.js';
+import {
+  BUSYBOX,
+  busyboxPod,
+  containerState,
+  createKubelet,
+  criContainersOf,
+  criSandboxesOf,
+  eventually,
+  waitHealthy,
+  mountsUnder,
+  unmountAllUnder,
+} from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
-
 
 let kubelet: KubeletUnderTest;
 let objectDir = '';
@@ -33,7 +43,11 @@ afterAll(async () => {
 });
 
 const podDir = (uid: string): string => path.join(kubelet.rootDir, 'pods', uid);
-const exists = (p: string): Promise<boolean> => fs.lstat(p).then(() => true, () => false);
+const exists = (p: string): Promise<boolean> =>
+  fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
 
 async function uidOf(name: string): Promise<string> {
   return eventually(`uid of ${name}`, async () => (await kubelet.pod(name))?.metadata.uid, 30_000);
@@ -75,7 +89,11 @@ test('emptyDir shared by two containers, tmpfs for medium Memory, hostPath Direc
       [
         {
           name: 'writer',
-          command: ['sh', '-c', 'echo kept > /cache/keep; echo hello-from-writer > /shared/msg.tmp && mv /shared/msg.tmp /shared/msg; exec sleep 3600'],
+          command: [
+            'sh',
+            '-c',
+            'echo kept > /cache/keep; echo hello-from-writer > /shared/msg.tmp && mv /shared/msg.tmp /shared/msg; exec sleep 3600',
+          ],
           volumeMounts: [
             { name: 'shared', mountPath: '/shared' },
             { name: 'cache', mountPath: '/cache' },
@@ -157,7 +175,14 @@ test('a subPath symlink planted to point outside the volume is refused: the cont
         },
       ],
       {
-        initContainers: [{ name: 'plant', image: BUSYBOX(), command: ['sh', '-c', 'ln -s / /vol/escape'], volumeMounts: [{ name: 'vol', mountPath: '/vol' }] }],
+        initContainers: [
+          {
+            name: 'plant',
+            image: BUSYBOX(),
+            command: ['sh', '-c', 'ln -s / /vol/escape'],
+            volumeMounts: [{ name: 'vol', mountPath: '/vol' }],
+          },
+        ],
         volumes: [
           { name: 'vol', emptyDir: {} },
           { name: 'out', hostPath: { path: out, type: 'DirectoryOrCreate' } },
@@ -179,7 +204,7 @@ test('a subPath symlink planted to point outside the volume is refused: the cont
   expect(pod?.status?.phase).toBe('Pending');
   expect(pod?.status?.initContainerStatuses?.find((c) => c.name === 'plant')?.state?.terminated?.exitCode).toBe(0);
   // The symlink was planted, yet nothing was bind-mounted and no main container was ever created.
-  expect((await fs.readlink(path.join(podDir(uid), 'volumes', 'kubernetes.io~empty-dir', 'vol', 'escape')))).toBe('/');
+  expect(await fs.readlink(path.join(podDir(uid), 'volumes', 'kubernetes.io~empty-dir', 'vol', 'escape'))).toBe('/');
   expect(await mountsUnder(path.join(podDir(uid), 'volume-subpaths'))).toEqual([]);
   const mains = (await criContainersOf(kubelet, 'escape')).filter((c) => c.metadata?.name === 'main');
   expect(mains).toEqual([]);
@@ -200,7 +225,12 @@ test('after a kubelet restart nothing is remounted and the containers keep runni
   // The restarted kubelet synced the pod (so its volumes went through waitForAttachAndMount again)…
   await eventually(
     'a sync of vols after the restart',
-    async () => kubelet.output().slice(offset).split('\n').some((line) => line.includes('"SyncPod enter"') && line.includes(fullName('vols'))),
+    async () =>
+      kubelet
+        .output()
+        .slice(offset)
+        .split('\n')
+        .some((line) => line.includes('"SyncPod enter"') && line.includes(fullName('vols'))),
     30_000,
   );
   await eventually('vols Running in /pods', async () => (await kubelet.pod('vols'))?.status?.phase === 'Running', 30_000);
@@ -210,7 +240,9 @@ test('after a kubelet restart nothing is remounted and the containers keep runni
   expect(await runningContainerIDs('vols')).toEqual(containersBefore);
   for (const name of ['writer', 'reader']) expect(containerState(await kubelet.pod('vols'), name)?.restartCount).toBe(0);
   // The tmpfs still holds what the writer put there (a new mount would be empty).
-  expect((await fs.readFile(path.join(podDir(volsUID), 'volumes', 'kubernetes.io~empty-dir', 'cache', 'keep'), 'utf8')).trim()).toBe('kept');
+  expect((await fs.readFile(path.join(podDir(volsUID), 'volumes', 'kubernetes.io~empty-dir', 'cache', 'keep'), 'utf8')).trim()).toBe(
+    'kept',
+  );
 });
 
 test('deleting a pod unmounts and removes everything it had; hostPath content stays', async () => {
@@ -297,16 +329,31 @@ test('a configMap volume from --static-object-dir follows edits atomically (the 
   ].join('\n');
   await kubelet.writeManifest(
     'cm.yaml',
-    busyboxPod('cm', [{ name: 'reader', command: ['sh', '-c', reader], volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }, { name: 'sec', mountPath: '/sec' }, { name: 'out', mountPath: '/out' }] }], {
-      volumes: [
-        { name: 'cfg', configMap: { name: 'app' } },
-        { name: 'sec', secret: { secretName: 'creds' } },
-        { name: 'out', hostPath: { path: out, type: 'DirectoryOrCreate' } },
+    busyboxPod(
+      'cm',
+      [
+        {
+          name: 'reader',
+          command: ['sh', '-c', reader],
+          volumeMounts: [
+            { name: 'cfg', mountPath: '/cfg' },
+            { name: 'sec', mountPath: '/sec' },
+            { name: 'out', mountPath: '/out' },
+          ],
+        },
       ],
-    }),
+      {
+        volumes: [
+          { name: 'cfg', configMap: { name: 'app' } },
+          { name: 'sec', secret: { secretName: 'creds' } },
+          { name: 'out', hostPath: { path: out, type: 'DirectoryOrCreate' } },
+        ],
+      },
+    ),
   );
   const uid = await uidOf('cm');
-  const values = async (): Promise<string[]> => (await fs.readFile(path.join(out, 'values'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+  const values = async (): Promise<string[]> =>
+    (await fs.readFile(path.join(out, 'values'), 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
   await eventually('the reader saw v1', async () => (await values()).at(-1) === 'v1', 60_000);
 
   // The secret: a tmpfs in the container and on the host, with the decoded value.

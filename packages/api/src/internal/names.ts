@@ -21,9 +21,7 @@ export function dns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push('must be no more than 253 characters');
   if (!DNS1123_SUBDOMAIN.test(value)) {
-    errs.push(
-      "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit",
-    );
+    errs.push("must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
   }
   return errs;
 }
@@ -64,8 +62,8 @@ export function labelValue(value: string): string[] {
 export function portName(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 15) errs.push('must be no more than 15 characters');
-  if (!IANA_SVC_NAME.test(value)) errs.push("must contain only alphanumeric characters (a-z, 0-9), and hyphens (-)");
-  if (value.includes('--')) errs.push("must not contain consecutive hyphens");
+  if (!IANA_SVC_NAME.test(value)) errs.push('must contain only alphanumeric characters (a-z, 0-9), and hyphens (-)');
+  if (value.includes('--')) errs.push('must not contain consecutive hyphens');
   if (!/[a-z]/.test(value)) errs.push('must contain at least one letter (a-z)');
   if (value.startsWith('-') || value.endsWith('-')) errs.push('must not begin or end with a hyphen');
   return errs;

@@ -24,7 +24,23 @@ export interface CgroupLayout {
   mounts: CgroupMount[];
 }
 
-const KNOWN_V1_OPTIONS = new Set(['rw', 'ro', 'nosuid', 'nodev', 'noexec', 'relatime', 'noatime', 'clone_children', 'xattr', 'nsdelegate', 'memory_recursiveprot', 'favordynmods', 'memory_localevents', 'cpuset_v2_mode', 'noprefix']);
+const KNOWN_V1_OPTIONS = new Set([
+  'rw',
+  'ro',
+  'nosuid',
+  'nodev',
+  'noexec',
+  'relatime',
+  'noatime',
+  'clone_children',
+  'xattr',
+  'nsdelegate',
+  'memory_recursiveprot',
+  'favordynmods',
+  'memory_localevents',
+  'cpuset_v2_mode',
+  'noprefix',
+]);
 
 /** Parses the cgroup mounts out of a mountinfo text (proc(5) format). */
 export function parseCgroupMounts(text: string): CgroupMount[] {

@@ -79,14 +79,17 @@ export async function createFakeCgroupTree(options: FakeCgroupTreeOptions): Prom
   let id = 30;
   if (options.mode === 'v1') {
     lines.push(`${id++} 1 0:25 / /sys/fs/cgroup rw,nosuid,nodev,noexec shared:5 - tmpfs tmpfs ro,mode=755`);
-    if (options.hybrid ?? true) lines.push(`${id++} 30 0:26 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:6 - cgroup2 cgroup2 rw,nsdelegate`);
+    if (options.hybrid ?? true)
+      lines.push(`${id++} 30 0:26 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:6 - cgroup2 cgroup2 rw,nsdelegate`);
     lines.push(`${id++} 30 0:27 / /sys/fs/cgroup/systemd rw,nosuid,nodev,noexec,relatime shared:7 - cgroup cgroup rw,xattr,name=systemd`);
     for (const c of V1_CONTROLLERS) {
       lines.push(`${id++} 30 0:${id} / /sys/fs/cgroup/${c} rw,nosuid,nodev,noexec,relatime shared:${id} - cgroup cgroup rw,${c}`);
       controllerOf.set(`/sys/fs/cgroup/${c}`, c);
     }
   } else {
-    lines.push(`${id++} 1 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot`);
+    lines.push(
+      `${id++} 1 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot`,
+    );
   }
   const mountinfo = `${lines.join('\n')}\n`;
   await fsp.mkdir(join(fsRoot, 'proc/self'), { recursive: true });
@@ -100,7 +103,8 @@ export async function createFakeCgroupTree(options: FakeCgroupTreeOptions): Prom
   const mountOf = (dir: string): string | undefined => {
     const rel = dir.slice(fsRoot.length);
     if (options.mode === 'v2') return rel.startsWith('/sys/fs/cgroup') ? '/sys/fs/cgroup' : undefined;
-    for (const m of [...controllerOf.keys(), '/sys/fs/cgroup/systemd', '/sys/fs/cgroup/unified']) if (rel === m || rel.startsWith(`${m}/`)) return m;
+    for (const m of [...controllerOf.keys(), '/sys/fs/cgroup/systemd', '/sys/fs/cgroup/unified'])
+      if (rel === m || rel.startsWith(`${m}/`)) return m;
     return undefined;
   };
   const filesFor = (dir: string): Record<string, string> => {
@@ -193,7 +197,8 @@ export async function createFakeCgroupTree(options: FakeCgroupTreeOptions): Prom
     fs,
     mountinfo,
     path(controller, cgroupPath, file) {
-      const base = options.mode === 'v2' ? '/sys/fs/cgroup' : controller === 'unified' ? '/sys/fs/cgroup/unified' : `/sys/fs/cgroup/${controller}`;
+      const base =
+        options.mode === 'v2' ? '/sys/fs/cgroup' : controller === 'unified' ? '/sys/fs/cgroup/unified' : `/sys/fs/cgroup/${controller}`;
       const rel = cgroupPath.replace(/^\/+/, '');
       return join(fsRoot, base, rel, file ?? '');
     },

@@ -105,7 +105,11 @@ export class FakeCgroupManager implements CgroupManager {
   }
 }
 
-export type FakePodCgroupsCall = { method: 'ensureExists'; uid: string } | { method: 'destroy'; uid: string } | { method: 'update'; uids: string[] } | { method: 'listPodUIDs' };
+export type FakePodCgroupsCall =
+  | { method: 'ensureExists'; uid: string }
+  | { method: 'destroy'; uid: string }
+  | { method: 'update'; uids: string[] }
+  | { method: 'listPodUIDs' };
 
 /**
  * A recording {@link PodCgroups} (the pod-lifecycle hook): pod cgroups are a set of UIDs;

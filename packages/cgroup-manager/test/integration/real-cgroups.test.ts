@@ -13,14 +13,16 @@ import { createCgroupManager, createContainerManager } from '../../src/index.js'
 const TEST_ROOT = process.env['KUBELET_TS_CGROUP_ROOT'] ?? '/kubelet-ts-test';
 const ROOT = `${TEST_ROOT}/cgroup-manager-it-${process.pid}-${Date.now()}`;
 const read = async (...parts: string[]): Promise<string> => (await fs.readFile(path.join('/sys/fs/cgroup', ...parts), 'utf8')).trim();
-const isDir = async (...parts: string[]): Promise<boolean> => (await fs.stat(path.join('/sys/fs/cgroup', ...parts)).catch(() => undefined))?.isDirectory() ?? false;
+const isDir = async (...parts: string[]): Promise<boolean> =>
+  (await fs.stat(path.join('/sys/fs/cgroup', ...parts)).catch(() => undefined))?.isDirectory() ?? false;
 
 let child: ChildProcess | undefined;
 
 afterAll(async () => {
   if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   const remove = async (dir: string): Promise<void> => {
-    for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) if (e.isDirectory()) await remove(path.join(dir, e.name));
+    for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
+      if (e.isDirectory()) await remove(path.join(dir, e.name));
     await fs.rmdir(dir).catch(() => undefined);
   };
   for (const h of await fs.readdir('/sys/fs/cgroup')) await remove(path.join('/sys/fs/cgroup', h, ROOT));
@@ -37,7 +39,10 @@ test('creates the QoS hierarchy and a Burstable pod cgroup, reads its usage, and
   expect(await read('cpu', ROOT, 'kubepods', 'besteffort', 'cpu.shares')).toBe('2');
   expect(await read('cpuset', ROOT, 'kubepods', 'burstable', 'cpuset.cpus')).toBe(await read('cpuset', TEST_ROOT, 'cpuset.cpus'));
 
-  const pod = newPod({ uid: `it-${process.pid}`, containers: [{ name: 'c', resources: { requests: { cpu: '300m', memory: '16Mi' }, limits: { cpu: '400m', memory: '32Mi' } } }] });
+  const pod = newPod({
+    uid: `it-${process.pid}`,
+    containers: [{ name: 'c', resources: { requests: { cpu: '300m', memory: '16Mi' }, limits: { cpu: '400m', memory: '32Mi' } } }],
+  });
   await cm.podCgroups.ensureExists(pod);
   const dir = [ROOT, 'kubepods', 'burstable', `pod${pod.metadata.uid}`];
   expect(cm.getPodCgroupParent(pod)).toBe(`/${dir.join('/').replace(/^\/+/, '')}`);
@@ -51,7 +56,8 @@ test('creates the QoS hierarchy and a Burstable pod cgroup, reads its usage, and
   const sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
   child = sleeper;
   const exited = new Promise<NodeJS.Signals | null>((resolve) => sleeper.once('exit', (_code, signal) => resolve(signal)));
-  for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids']) await fs.writeFile(path.join('/sys/fs/cgroup', h, ...dir, 'cgroup.procs'), String(sleeper.pid));
+  for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids'])
+    await fs.writeFile(path.join('/sys/fs/cgroup', h, ...dir, 'cgroup.procs'), String(sleeper.pid));
   expect(await cm.cgroupManager.pids(cm.podContainerManager.getPodContainerName(pod).name)).toEqual([sleeper.pid]);
   // Usage as the kernel reports it (an idle sleep: the values stay put between the two reads).
   const stats = await cm.podContainerManager.podStats(pod);
@@ -61,6 +67,7 @@ test('creates the QoS hierarchy and a Burstable pod cgroup, reads its usage, and
 
   await cm.podCgroups.destroy(pod.metadata.uid);
   expect(await exited).toBe('SIGKILL');
-  for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'blkio', 'devices', 'freezer', 'systemd']) expect(await isDir(h, ...dir)).toBe(false);
+  for (const h of ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'blkio', 'devices', 'freezer', 'systemd'])
+    expect(await isDir(h, ...dir)).toBe(false);
   expect(await read('cpu', ROOT, 'kubepods', 'burstable', 'cpu.shares')).toBe('2');
 });

@@ -63,7 +63,11 @@ export class RecordingMetrics implements Metrics {
 
   /** Every series of a metric (copies). */
   samples(name: string): MetricSample[] {
-    return [...(this.#families.get(name)?.series.values() ?? [])].map((s) => ({ ...s, labels: { ...s.labels }, observations: [...s.observations] }));
+    return [...(this.#families.get(name)?.series.values() ?? [])].map((s) => ({
+      ...s,
+      labels: { ...s.labels },
+      observations: [...s.observations],
+    }));
   }
 
   /** A counter's or gauge's value (a histogram's count) for these labels; undefined before the first update. */
@@ -114,15 +118,19 @@ export class RecordingMetrics implements Metrics {
       }
       return [s, value];
     };
-    const add = (sign: 1 | -1) => (...args: unknown[]): void => {
-      const [s, value = 1] = sample(args);
-      if (family.kind === 'counter' && value < 0) throw new Error(`counter ${name} cannot decrease`);
-      s.value += sign * value;
-    };
-    const only = (kinds: MetricKind[], what: string, fn: (...args: unknown[]) => void) => (...args: unknown[]): void => {
-      if (!kinds.includes(family.kind)) throw new Error(`metric ${name} is a ${family.kind}: no ${what}`);
-      fn(...args);
-    };
+    const add =
+      (sign: 1 | -1) =>
+      (...args: unknown[]): void => {
+        const [s, value = 1] = sample(args);
+        if (family.kind === 'counter' && value < 0) throw new Error(`counter ${name} cannot decrease`);
+        s.value += sign * value;
+      };
+    const only =
+      (kinds: MetricKind[], what: string, fn: (...args: unknown[]) => void) =>
+      (...args: unknown[]): void => {
+        if (!kinds.includes(family.kind)) throw new Error(`metric ${name} is a ${family.kind}: no ${what}`);
+        fn(...args);
+      };
     return {
       inc: only(['counter', 'gauge'], 'inc', add(1)),
       dec: only(['gauge'], 'dec', add(-1)),
@@ -151,5 +159,9 @@ function required(name: string, value: number | undefined): number {
 
 /** A label set's identity, independent of key order. */
 function seriesKey(labels: Record<string, string>): string {
-  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]]),
+  );
 }

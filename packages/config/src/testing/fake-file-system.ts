@@ -27,7 +27,9 @@ export function createFakeFileSystem(files: Record<string, string> = {}): FakeFi
     async readDir(path) {
       calls.push(path);
       const prefix = path.endsWith('/') ? path : `${path}/`;
-      const names = [...contents.keys()].filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/')).map((p) => p.slice(prefix.length));
+      const names = [...contents.keys()]
+        .filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/'))
+        .map((p) => p.slice(prefix.length));
       if (names.length === 0) throw enoent(path);
       return names;
     },

@@ -45,7 +45,7 @@ describe('parseLogsArgs', () => {
 });
 
 describe('--since', () => {
-  it('takes any Go duration (the grammar is @kubelet-ts/common\'s), rounded up to whole seconds', () => {
+  it("takes any Go duration (the grammar is @kubelet-ts/common's), rounded up to whole seconds", () => {
     const since = (text: string): unknown => parseLogsArgs(['logs', '--since', text, 'x']).options.sinceSeconds;
     expect(since('1h30m')).toBe(5_400);
     expect(since('1.5s')).toBe(2);

@@ -90,7 +90,11 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
     }
     positionals.push(arg);
   }
-  const endpoint = values['runtime-endpoint'] ?? nonEmpty(env.KUBELET_TS_CRI_ENDPOINT) ?? nonEmpty(env.CONTAINER_RUNTIME_ENDPOINT) ?? DEFAULT_RUNTIME_ENDPOINT;
+  const endpoint =
+    values['runtime-endpoint'] ??
+    nonEmpty(env.KUBELET_TS_CRI_ENDPOINT) ??
+    nonEmpty(env.CONTAINER_RUNTIME_ENDPOINT) ??
+    DEFAULT_RUNTIME_ENDPOINT;
   if (bools.has('help') || positionals.length === 0) return { help: true, containerId: '', endpoint, options: {} };
   if (positionals[0] !== 'logs') throw new UsageError('USAGE', `unknown command ${JSON.stringify(positionals[0])}`);
   if (positionals.length !== 2) throw new UsageError('USAGE', '"logs" takes exactly one container ID');
@@ -110,7 +114,14 @@ export function parseLogsArgs(argv: readonly string[], env: Readonly<Record<stri
   try {
     options = parsePodLogOptions(raw);
   } catch (err) {
-    throw new UsageError('USAGE', (err as Error).message.replace(/tailLines/g, '--tail').replace(/limitBytes/g, '--limit-bytes').replace(/sinceSeconds/g, '--since').replace(/sinceTime/g, '--since-time'));
+    throw new UsageError(
+      'USAGE',
+      (err as Error).message
+        .replace(/tailLines/g, '--tail')
+        .replace(/limitBytes/g, '--limit-bytes')
+        .replace(/sinceSeconds/g, '--since')
+        .replace(/sinceTime/g, '--since-time'),
+    );
   }
   return { help: false, containerId: positionals[1] ?? '', endpoint, options };
 }

@@ -16,18 +16,29 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-async function container(attempt: number, state: 'running' | 'exited' = 'exited'): Promise<{ runtime: FakeRuntimeService; containerId: string; clock: FakeClock }> {
+async function container(
+  attempt: number,
+  state: 'running' | 'exited' = 'exited',
+): Promise<{ runtime: FakeRuntimeService; containerId: string; clock: FakeClock }> {
   const clock = new FakeClock(T0 + 60_000);
   const runtime = new FakeRuntimeService({ clock });
-  const { podSandboxId } = await runtime.runPodSandbox({ config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir } });
-  const { containerId } = await runtime.createContainer({ podSandboxId, config: { metadata: { name: 'app', attempt }, image: { image: 'busybox' }, logPath: `app/${attempt}.log` } });
+  const { podSandboxId } = await runtime.runPodSandbox({
+    config: { metadata: { name: 'p', uid: 'u', namespace: 'n' }, logDirectory: dir },
+  });
+  const { containerId } = await runtime.createContainer({
+    podSandboxId,
+    config: { metadata: { name: 'app', attempt }, image: { image: 'busybox' }, logPath: `app/${attempt}.log` },
+  });
   await runtime.startContainer({ containerId });
   if (state === 'exited') runtime.exitContainer(containerId, 0);
   await fs.mkdir(path.join(dir, 'app'), { recursive: true });
   return { runtime, containerId, clock };
 }
 
-async function run(argv: string[], c: { runtime: FakeRuntimeService; clock: FakeClock }): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  argv: string[],
+  c: { runtime: FakeRuntimeService; clock: FakeClock },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runLogsCommand(parseLogsArgs(argv), {
@@ -46,7 +57,11 @@ describe('kubelet-ts-logs logs', () => {
     await writeCriLog(`${log}.20260101-000000`, numberedLines(1, 2), { startMs: T0 });
     await writeCriLog(log, numberedLines(3, 4), { startMs: T0 + 10_000 });
     await writeCriLog(log, ['oops'], { append: true, stream: 'stderr', startMs: T0 + 20_000 });
-    expect(await run(['logs', c.containerId.slice(0, 12)], c)).toEqual({ code: 0, stdout: 'line 1\nline 2\nline 3\nline 4\n', stderr: 'oops\n' });
+    expect(await run(['logs', c.containerId.slice(0, 12)], c)).toEqual({
+      code: 0,
+      stdout: 'line 1\nline 2\nline 3\nline 4\n',
+      stderr: 'oops\n',
+    });
     expect((await run(['logs', '--tail', '2', '--timestamps', c.containerId], c)).stdout).toBe('2026-01-01T00:00:10.001000000Z line 4\n');
     expect(await run(['logs', '--since', '55s', c.containerId], c)).toEqual({ code: 0, stdout: 'line 3\nline 4\n', stderr: 'oops\n' });
     expect((await run(['logs', '--since-time', '2026-01-01T00:00:10Z', '--limit-bytes', '9', c.containerId], c)).stdout).toBe('line 3\nli');

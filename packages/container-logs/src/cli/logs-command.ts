@@ -33,15 +33,18 @@ export async function runLogsCommand(args: LogsArgs, ctx: LogsContext): Promise<
   try {
     status = (await ctx.runtime.containerStatus({ containerId: args.containerId, verbose: false })).status;
   } catch (err) {
-    if (isNotFound(err)) throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} not found`, { cause: err });
+    if (isNotFound(err))
+      throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} not found`, { cause: err });
     throw ContainerLogsError.from(err, 'RUNTIME', `failed to get container status ${JSON.stringify(args.containerId)}`);
   }
-  if (status === null || status.logPath === '') throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} has no log path`);
+  if (status === null || status.logPath === '')
+    throw new ContainerLogsError('NOT_FOUND', `container ${JSON.stringify(args.containerId)} has no log path`);
   let logPath = status.logPath;
   const options = newLogOptions(args.options, ctx.clock.now());
   if (args.options.previous === true) {
     const previous = previousLogPath(logPath, status.metadata?.attempt ?? 0);
-    if (previous === undefined) throw new ContainerLogsError('NOT_FOUND', `previous terminated container of ${JSON.stringify(args.containerId)} not found`);
+    if (previous === undefined)
+      throw new ContainerLogsError('NOT_FOUND', `previous terminated container of ${JSON.stringify(args.containerId)} not found`);
     logPath = previous;
     options.follow = false; // the previous attempt has ended
   }

@@ -14,7 +14,13 @@ void runCommandLine({
     // A closed pipe (`| head`) ends the read instead of crashing.
     process.stdout.on('error', abort);
     try {
-      return await runLogsCommand(args, { runtime: client.runtime, stdout: process.stdout, stderr: process.stderr, clock: systemClock, signal });
+      return await runLogsCommand(args, {
+        runtime: client.runtime,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        clock: systemClock,
+        signal,
+      });
     } finally {
       client.close();
     }

@@ -39,7 +39,10 @@ export function createFakeLocator(entries: FakeLocatorEntry[]): ContainerLocator
   const requests: ContainerLogRequest[] = [];
   const locate = async (request: ContainerLogRequest): Promise<ContainerLogTarget | undefined> => {
     requests.push(request);
-    return entries.find((e) => e.namespace === request.namespace && e.pod === request.pod && e.container === request.container && e.previous === request.previous)?.target;
+    return entries.find(
+      (e) =>
+        e.namespace === request.namespace && e.pod === request.pod && e.container === request.container && e.previous === request.previous,
+    )?.target;
   };
   return Object.assign(locate, { requests });
 }
@@ -57,7 +60,11 @@ export interface WriteCriLogOptions {
 export async function writeCriLog(file: string, lines: readonly string[], options: WriteCriLogOptions = {}): Promise<number> {
   const start = options.startMs ?? Date.UTC(2026, 0, 1);
   const step = options.stepMs ?? 1;
-  const data = Buffer.concat(lines.map((content, i) => formatCriLogLine({ timestamp: formatEpochMs(start + i * step), stream: options.stream ?? 'stdout', content })));
+  const data = Buffer.concat(
+    lines.map((content, i) =>
+      formatCriLogLine({ timestamp: formatEpochMs(start + i * step), stream: options.stream ?? 'stdout', content }),
+    ),
+  );
   if (options.append === true) await fs.appendFile(file, data);
   else await fs.writeFile(file, data);
   return data.length;

@@ -29,7 +29,13 @@ async function numberPrinter(): Promise<{ containerId: string; logPath: string }
   const { containerId } = await client.runtime.createContainer({
     podSandboxId,
     sandboxConfig: sandbox.config,
-    config: { metadata: { name: 'printer' }, image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') }, command: ['sh', '-c', script], logPath: 'printer/0.log', labels: SUITE },
+    config: {
+      metadata: { name: 'printer' },
+      image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') },
+      command: ['sh', '-c', script],
+      logPath: 'printer/0.log',
+      labels: SUITE,
+    },
   });
   await client.runtime.startContainer({ containerId });
   return { containerId, logPath: path.join(sandbox.logDirectory, 'printer/0.log') };
@@ -37,7 +43,10 @@ async function numberPrinter(): Promise<{ containerId: string; logPath: string }
 
 /** The numbers in the text, checked to be consecutive; returns [first, last]. */
 function consecutive(text: string): [number, number] {
-  const numbers = text.split('\n').filter((l) => l !== '').map(Number);
+  const numbers = text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map(Number);
   expect(numbers.length).toBeGreaterThan(0);
   const first = numbers[0] ?? 0;
   numbers.forEach((n, i) => {
@@ -48,11 +57,22 @@ function consecutive(text: string): [number, number] {
 
 test('rotation at maxSize with ReopenContainerLog keeps maxFiles files and loses or doubles no line', async () => {
   const { containerId, logPath } = await numberPrinter();
-  const manager = createContainerLogManager({ runtime: suite.client.runtime, maxSize: MAX_SIZE, maxFiles: MAX_FILES, labelSelector: SUITE });
+  const manager = createContainerLogManager({
+    runtime: suite.client.runtime,
+    maxSize: MAX_SIZE,
+    maxFiles: MAX_FILES,
+    labelSelector: SUITE,
+  });
   // A follower from the start sees every line exactly once, across every rotation.
   const followed: Buffer[] = [];
   const following = (async () => {
-    const chunks: AsyncIterable<LogChunk> = readLogs({ logPath, options: newLogOptions({ follow: true }, Date.now()), containerId, runtime: suite.client.runtime, pollIntervalMs: 20 });
+    const chunks: AsyncIterable<LogChunk> = readLogs({
+      logPath,
+      options: newLogOptions({ follow: true }, Date.now()),
+      containerId,
+      runtime: suite.client.runtime,
+      pollIntervalMs: 20,
+    });
     for await (const chunk of chunks) followed.push(chunk.data);
   })();
 
@@ -91,7 +111,9 @@ test('rotation at maxSize with ReopenContainerLog keeps maxFiles files and loses
 
   // The CLI resolves the log path through CRI and reads the same files.
   const cli = path.resolve(__dirname, '../../dist/cli.js');
-  const { stdout } = await execFileAsync(process.execPath, [cli, 'logs', '--tail', '3', containerId], { env: { ...process.env, KUBELET_TS_CRI_ENDPOINT: env('KUBELET_TS_CRI_ENDPOINT') } });
+  const { stdout } = await execFileAsync(process.execPath, [cli, 'logs', '--tail', '3', containerId], {
+    env: { ...process.env, KUBELET_TS_CRI_ENDPOINT: env('KUBELET_TS_CRI_ENDPOINT') },
+  });
   expect(stdout).toBe(`${lastKept - 2}\n${lastKept - 1}\n${lastKept}\n`);
   await suite.client.runtime.removeContainer({ containerId });
 });

@@ -6,7 +6,13 @@ import { FakeContainerRuntime } from './fake-container-runtime.js';
 function makePod(overrides: Partial<Pod['spec']> = {}): Pod {
   return {
     metadata: { name: 'web', namespace: 'default', uid: 'uid-1' },
-    spec: { containers: [{ name: 'app', image: 'busybox' }, { name: 'side', image: 'busybox' }], ...overrides },
+    spec: {
+      containers: [
+        { name: 'app', image: 'busybox' },
+        { name: 'side', image: 'busybox' },
+      ],
+      ...overrides,
+    },
   };
 }
 
@@ -18,7 +24,11 @@ describe('FakeContainerRuntime', () => {
     const rt = new FakeContainerRuntime({ clock });
     const pod = makePod();
     const first = await rt.syncPod(pod, rt.snapshot('uid-1'), backoff);
-    expect(first.results.map((r) => `${r.action}:${r.target}`)).toEqual(['CreatePodSandbox:web_default', 'StartContainer:app', 'StartContainer:side']);
+    expect(first.results.map((r) => `${r.action}:${r.target}`)).toEqual([
+      'CreatePodSandbox:web_default',
+      'StartContainer:app',
+      'StartContainer:side',
+    ]);
     const status = await rt.getPodStatus('uid-1', 'web', 'default');
     expect(status.sandboxes).toHaveLength(1);
     expect(status.ips).toEqual([status.sandboxes[0]?.ip]);
@@ -78,7 +88,10 @@ describe('FakeContainerRuntime', () => {
     await expect(rt.status()).rejects.toThrow('down');
     rt.setError('status', undefined);
     await expect(rt.status()).resolves.toHaveLength(2);
-    rt.onSyncPod = () => ({ results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'nope' }], error: new Error('nope') });
+    rt.onSyncPod = () => ({
+      results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'nope' }],
+      error: new Error('nope'),
+    });
     const result = await rt.syncPod(makePod(), rt.snapshot('uid-1'), backoff);
     expect(result.results[0]?.reason).toBe('ErrImagePull');
     expect(rt.calls.map((c) => c.method)).toEqual(['getPods', 'getPods', 'status', 'status', 'syncPod']);
@@ -114,7 +127,12 @@ describe('FakeContainerRuntime', () => {
     rt.exitContainer(rt.latestContainer('uid-1', 'app')?.id ?? '', 1);
     const result = await rt.syncPod(pod, rt.snapshot('uid-1'), bo);
     expect(result.results).toEqual([
-      { action: 'StartContainer', target: 'app', reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=app pod=web_default(uid-1)' },
+      {
+        action: 'StartContainer',
+        target: 'app',
+        reason: 'CrashLoopBackOff',
+        message: 'back-off 10s restarting failed container=app pod=web_default(uid-1)',
+      },
     ]);
     expect(result.error).toBeInstanceOf(Error);
     await clock2.advance(10_000);

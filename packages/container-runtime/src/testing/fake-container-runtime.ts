@@ -127,7 +127,10 @@ export class FakeContainerRuntime implements ContainerRuntime {
   }
 
   /** Adds a sandbox (ready by default) and returns it. */
-  addSandbox(pod: Pod | { uid: string; name: string; namespace: string }, fields: Partial<RuntimeSandboxStatus> = {}): RuntimeSandboxStatus {
+  addSandbox(
+    pod: Pod | { uid: string; name: string; namespace: string },
+    fields: Partial<RuntimeSandboxStatus> = {},
+  ): RuntimeSandboxStatus {
     const ref = podRef(pod);
     const state = this.ensurePod(ref.uid, ref.name, ref.namespace);
     const previous = state.sandboxes[0];
@@ -240,7 +243,9 @@ export class FakeContainerRuntime implements ContainerRuntime {
   /** The pod's status as `getPodStatus` would return it, without recording a call. */
   snapshot(uid: string, name = '', namespace = ''): RuntimePodStatus {
     const pod = this.pods.get(uid);
-    const sandboxes = [...(pod?.sandboxes ?? [])].sort((a, b) => b.createdAt - a.createdAt).map((s) => ({ ...s, additionalIps: [...s.additionalIps] }));
+    const sandboxes = [...(pod?.sandboxes ?? [])]
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((s) => ({ ...s, additionalIps: [...s.additionalIps] }));
     const containers = [...(pod?.containers ?? [])].sort((a, b) => b.createdAt - a.createdAt).map((c) => ({ ...c }));
     const ready = sandboxes.find((s) => s.state === 'ready');
     const ips = ready?.ip !== undefined && ready.ip !== '' ? [ready.ip, ...ready.additionalIps] : [];
@@ -380,7 +385,11 @@ export class FakeContainerRuntime implements ContainerRuntime {
     return failed === undefined ? { results } : { results, error: new Error(`${failed.action} ${failed.target}: ${failed.message ?? ''}`) };
   }
 
-  #start(ref: { uid: string; name: string; namespace: string }, container: Container, previous: RuntimeContainerStatus | undefined): RuntimeContainerStatus {
+  #start(
+    ref: { uid: string; name: string; namespace: string },
+    container: Container,
+    previous: RuntimeContainerStatus | undefined,
+  ): RuntimeContainerStatus {
     return this.addContainer(ref, container.name, {
       image: container.image,
       imageRef: `sha256:${container.image}`,

@@ -26,7 +26,11 @@ describe('parseArgs', () => {
   });
 
   it('reads logs flags and pull credentials', () => {
-    expect(parseArgs(['logs', '--tail', '10', '-f', 'abc'])).toMatchObject({ command: 'logs', flags: { tail: '10', follow: true }, positionals: ['abc'] });
+    expect(parseArgs(['logs', '--tail', '10', '-f', 'abc'])).toMatchObject({
+      command: 'logs',
+      flags: { tail: '10', follow: true },
+      positionals: ['abc'],
+    });
     expect(parseArgs(['pull', '--creds', 'user:pa:ss', 'busybox']).flags.creds).toBe('user:pa:ss');
   });
 

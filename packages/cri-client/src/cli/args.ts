@@ -1,7 +1,21 @@
 // Argument parsing for crictl-ts: global flags, one command, its flags, positionals, and `--` passthrough.
 import { UsageError } from '@kubelet-ts/common';
 
-export const COMMANDS = ['pods', 'ps', 'images', 'inspect', 'inspectp', 'exec', 'logs', 'pull', 'rmi', 'stats', 'info', 'version', 'help'] as const;
+export const COMMANDS = [
+  'pods',
+  'ps',
+  'images',
+  'inspect',
+  'inspectp',
+  'exec',
+  'logs',
+  'pull',
+  'rmi',
+  'stats',
+  'info',
+  'version',
+  'help',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export type OutputFormat = 'table' | 'json';
@@ -157,16 +171,19 @@ export function parseArgs(argv: readonly string[], env: Readonly<Record<string, 
 
   if (globalValues.help === true || command === undefined) command = 'help';
   const output = stringValue(globalValues.output);
-  if (output !== undefined && output !== 'table' && output !== 'json') throw new UsageError('USAGE', `--output must be "table" or "json", got "${output}"`);
+  if (output !== undefined && output !== 'table' && output !== 'json')
+    throw new UsageError('USAGE', `--output must be "table" or "json", got "${output}"`);
   const timeout = stringValue(globalValues.timeout);
   let timeoutSeconds: number | undefined;
   if (timeout !== undefined) {
     timeoutSeconds = Number(timeout.replace(/s$/, ''));
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('USAGE', `--timeout must be a positive number of seconds, got "${timeout}"`);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+      throw new UsageError('USAGE', `--timeout must be a positive number of seconds, got "${timeout}"`);
   }
   const parsed: ParsedArgs = {
     global: {
-      runtimeEndpoint: stringValue(globalValues['runtime-endpoint']) ?? nonEmpty(env.CONTAINER_RUNTIME_ENDPOINT) ?? DEFAULT_RUNTIME_ENDPOINT,
+      runtimeEndpoint:
+        stringValue(globalValues['runtime-endpoint']) ?? nonEmpty(env.CONTAINER_RUNTIME_ENDPOINT) ?? DEFAULT_RUNTIME_ENDPOINT,
       imageEndpoint: stringValue(globalValues['image-endpoint']) ?? nonEmpty(env.IMAGE_SERVICE_ENDPOINT),
       timeoutSeconds,
       output,
@@ -209,7 +226,8 @@ function validate(args: ParsedArgs): void {
   const creds = args.flags.creds;
   if (typeof creds === 'string' && !creds.includes(':')) throw new UsageError('USAGE', '--creds must be USERNAME:PASSWORD');
   const execTimeout = args.flags.timeout;
-  if (typeof execTimeout === 'string' && !/^\d+$/.test(execTimeout)) throw new UsageError('USAGE', `--timeout must be whole seconds, got "${execTimeout}"`);
+  if (typeof execTimeout === 'string' && !/^\d+$/.test(execTimeout))
+    throw new UsageError('USAGE', `--timeout must be whole seconds, got "${execTimeout}"`);
   for (const label of asArray(args.flags.label)) {
     if (!label.includes('=')) throw new UsageError('USAGE', `--label must be KEY=VALUE, got "${label}"`);
   }

@@ -47,9 +47,14 @@ function harness(): Harness {
 
 async function podWithContainer(h: Harness, state: 'running' | 'created' = 'running'): Promise<{ podId: string; containerId: string }> {
   const { imageRef } = await h.cri.image.pullImage({ image: { image: 'busybox:1.36' } });
-  const { podSandboxId } = await h.cri.runtime.runPodSandbox({ config: { metadata: { name: 'web', uid: 'u1', namespace: 'prod' }, logDirectory: h.logDir } });
+  const { podSandboxId } = await h.cri.runtime.runPodSandbox({
+    config: { metadata: { name: 'web', uid: 'u1', namespace: 'prod' }, logDirectory: h.logDir },
+  });
   await h.clock.advance(60_000);
-  const { containerId } = await h.cri.runtime.createContainer({ podSandboxId, config: { metadata: { name: 'app' }, image: { image: imageRef }, logPath: 'app.log', labels: { tier: 'front' } } });
+  const { containerId } = await h.cri.runtime.createContainer({
+    podSandboxId,
+    config: { metadata: { name: 'app' }, image: { image: imageRef }, logPath: 'app.log', labels: { tier: 'front' } },
+  });
   if (state === 'running') await h.cri.runtime.startContainer({ containerId });
   return { podId: podSandboxId, containerId };
 }
@@ -72,8 +77,21 @@ describe('crictl-ts commands on the fakes', () => {
     expect(h.stdout.join('').trimEnd().split('\n')).toHaveLength(1);
     h.stdout.length = 0;
     await h.run(['ps', '-a', '--label', 'tier=front']);
-    const row = h.stdout.join('').trimEnd().split('\n')[1]?.split(/\s{3,}/);
-    expect(row).toEqual([containerId.slice(0, 13), 'docker.io/library/busybox:1.36', 'Less than a second ago', 'Created', 'app', '0', podId.slice(0, 13), 'web']);
+    const row = h.stdout
+      .join('')
+      .trimEnd()
+      .split('\n')[1]
+      ?.split(/\s{3,}/);
+    expect(row).toEqual([
+      containerId.slice(0, 13),
+      'docker.io/library/busybox:1.36',
+      'Less than a second ago',
+      'Created',
+      'app',
+      '0',
+      podId.slice(0, 13),
+      'web',
+    ]);
     h.stdout.length = 0;
     await h.run(['ps', '-a', '-q']);
     expect(h.stdout.join('')).toBe(`${containerId}\n`);
@@ -83,7 +101,9 @@ describe('crictl-ts commands on the fakes', () => {
     const h = harness();
     h.cri.image.addImage({ ref: '127.0.0.1:5000/kubelet-ts/busybox:test', id: `sha256:${'ab'.repeat(32)}`, size: 2_028_309 });
     await h.run(['images']);
-    expect(h.stdout.join('')).toBe('IMAGE                               TAG    IMAGE ID        SIZE\n127.0.0.1:5000/kubelet-ts/busybox   test   ababababababa   2.03MB\n');
+    expect(h.stdout.join('')).toBe(
+      'IMAGE                               TAG    IMAGE ID        SIZE\n127.0.0.1:5000/kubelet-ts/busybox   test   ababababababa   2.03MB\n',
+    );
   });
 
   it('exec: prints stdout and stderr and returns the command exit code', async () => {
@@ -122,7 +142,13 @@ describe('crictl-ts commands on the fakes', () => {
     const { containerId } = await podWithContainer(h);
     fs.writeFileSync(
       path.join(h.logDir, 'app.log'),
-      ['2026-01-01T00:00:01.000000001Z stdout F one', '2026-01-01T00:00:02Z stdout P par', '2026-01-01T00:00:02Z stdout F tial', '2026-01-01T00:00:03Z stderr F oops', ''].join('\n'),
+      [
+        '2026-01-01T00:00:01.000000001Z stdout F one',
+        '2026-01-01T00:00:02Z stdout P par',
+        '2026-01-01T00:00:02Z stdout F tial',
+        '2026-01-01T00:00:03Z stderr F oops',
+        '',
+      ].join('\n'),
     );
     await h.run(['logs', containerId]);
     expect(h.stdout.join('')).toBe('one\npartial\n');
@@ -166,11 +192,35 @@ describe('crictl-ts commands on the fakes', () => {
     expect(h.stdout.join('')).toContain('RuntimeApiVersion:  v1');
     h.stdout.length = 0;
     await h.run(['info']);
-    expect(JSON.parse(h.stdout.join(''))).toMatchObject({ status: { conditions: [{ type: 'RuntimeReady', status: true }, { type: 'NetworkReady', status: true }] } });
+    expect(JSON.parse(h.stdout.join(''))).toMatchObject({
+      status: {
+        conditions: [
+          { type: 'RuntimeReady', status: true },
+          { type: 'NetworkReady', status: true },
+        ],
+      },
+    });
     h.stdout.length = 0;
     const [id] = h.cri.runtime.containerIds;
-    h.cri.runtime.setContainerStats(id ?? '', { memory: { timestamp: '1', workingSetBytes: { value: '5000000' }, availableBytes: null, usageBytes: null, rssBytes: null, pageFaults: null, majorPageFaults: null, psi: null } });
+    h.cri.runtime.setContainerStats(id ?? '', {
+      memory: {
+        timestamp: '1',
+        workingSetBytes: { value: '5000000' },
+        availableBytes: null,
+        usageBytes: null,
+        rssBytes: null,
+        pageFaults: null,
+        majorPageFaults: null,
+        psi: null,
+      },
+    });
     await h.run(['stats']);
-    expect(h.stdout.join('').trimEnd().split('\n')[1]?.split(/\s{3,}/)).toEqual([(id ?? '').slice(0, 13), 'app', '0.00', '5MB', '0B', '0']);
+    expect(
+      h.stdout
+        .join('')
+        .trimEnd()
+        .split('\n')[1]
+        ?.split(/\s{3,}/),
+    ).toEqual([(id ?? '').slice(0, 13), 'app', '0.00', '5MB', '0B', '0']);
   });
 });

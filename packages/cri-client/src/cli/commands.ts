@@ -63,13 +63,23 @@ export async function runCommand(args: ParsedArgs, ctx: CliContext): Promise<num
 async function version(args: ParsedArgs, ctx: CliContext): Promise<number> {
   const v = await ctx.runtime.version({ version: '0.1.0' }, ctx.callOptions);
   if (args.global.output === 'json') ctx.stdout.write(toJson(v));
-  else ctx.stdout.write(`Version:  ${v.version}\nRuntimeName:  ${v.runtimeName}\nRuntimeVersion:  ${v.runtimeVersion}\nRuntimeApiVersion:  ${v.runtimeApiVersion}\n`);
+  else
+    ctx.stdout.write(
+      `Version:  ${v.version}\nRuntimeName:  ${v.runtimeName}\nRuntimeVersion:  ${v.runtimeVersion}\nRuntimeApiVersion:  ${v.runtimeApiVersion}\n`,
+    );
   return 0;
 }
 
 async function info(ctx: CliContext): Promise<number> {
   const response = await ctx.runtime.status({ verbose: true }, ctx.callOptions);
-  ctx.stdout.write(toJson({ status: response.status, runtimeHandlers: response.runtimeHandlers, features: response.features, ...parseInfo(response.info) }));
+  ctx.stdout.write(
+    toJson({
+      status: response.status,
+      runtimeHandlers: response.runtimeHandlers,
+      features: response.features,
+      ...parseInfo(response.info),
+    }),
+  );
   return 0;
 }
 
@@ -138,7 +148,13 @@ async function ps(args: ParsedArgs, ctx: CliContext): Promise<number> {
   const state = explicitState ?? (args.flags.all === true ? undefined : { state: 'CONTAINER_RUNNING' as const });
   const pod = flag(args, 'pod');
   const response = await ctx.runtime.listContainers(
-    { filter: { labelSelector: labelSelector(args.flags), ...(state === undefined ? {} : { state }), ...(pod === undefined ? {} : { podSandboxId: pod }) } },
+    {
+      filter: {
+        labelSelector: labelSelector(args.flags),
+        ...(state === undefined ? {} : { state }),
+        ...(pod === undefined ? {} : { podSandboxId: pod }),
+      },
+    },
     ctx.callOptions,
   );
   const name = flag(args, 'name');
@@ -153,7 +169,10 @@ async function ps(args: ParsedArgs, ctx: CliContext): Promise<number> {
     ctx.stdout.write(toJson({ containers }));
     return 0;
   }
-  const [sandboxes, imageList] = await Promise.all([ctx.runtime.listPodSandbox({}, ctx.callOptions), ctx.image.listImages({}, ctx.callOptions)]);
+  const [sandboxes, imageList] = await Promise.all([
+    ctx.runtime.listPodSandbox({}, ctx.callOptions),
+    ctx.image.listImages({}, ctx.callOptions),
+  ]);
   const podNames = new Map(sandboxes.items.map((s) => [s.id, s.metadata?.name ?? '']));
   const imageNames = new Map(imageList.images.map((i) => [i.id, i.repoTags[0] ?? truncateId(i.id)]));
   const now = ctx.clock.now();
@@ -190,7 +209,10 @@ async function images(args: ParsedArgs, ctx: CliContext): Promise<number> {
   }
   const rows: string[][] = [];
   for (const image of response.images) {
-    const refs = image.repoTags.length > 0 ? image.repoTags.map(splitRepoTag) : image.repoDigests.map((d) => ({ repo: d.split('@')[0] ?? d, tag: '<none>' }));
+    const refs =
+      image.repoTags.length > 0
+        ? image.repoTags.map(splitRepoTag)
+        : image.repoDigests.map((d) => ({ repo: d.split('@')[0] ?? d, tag: '<none>' }));
     for (const { repo, tag } of refs.length > 0 ? refs : [{ repo: '<none>', tag: '<none>' }]) {
       rows.push([repo, tag, truncateId(image.id), humanSize(image.size)]);
     }
@@ -246,9 +268,11 @@ async function pull(args: ParsedArgs, ctx: CliContext): Promise<number> {
   const creds = flag(args, 'creds');
   const colon = creds?.indexOf(':') ?? -1;
   const auth =
-    creds !== undefined ? { username: creds.slice(0, colon), password: creds.slice(colon + 1) }
-    : flag(args, 'auth') !== undefined ? { auth: flag(args, 'auth') ?? '' }
-    : undefined;
+    creds !== undefined
+      ? { username: creds.slice(0, colon), password: creds.slice(colon + 1) }
+      : flag(args, 'auth') !== undefined
+        ? { auth: flag(args, 'auth') ?? '' }
+        : undefined;
   const response = await ctx.image.pullImage({ image: { image: ref ?? '' }, ...(auth === undefined ? {} : { auth }) }, ctx.callOptions);
   ctx.stdout.write(`Image is up to date for ${response.imageRef}\n`);
   return 0;

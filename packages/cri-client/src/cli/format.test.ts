@@ -2,7 +2,15 @@ import { ago, formatTable, humanDuration, humanSize, splitRepoTag, stateName, to
 
 describe('crictl-like formatting', () => {
   it('aligns table columns with three spaces of padding', () => {
-    expect(formatTable(['POD ID', 'NAME'], [['abc', 'web'], ['abcdefghijklm', 'x']])).toBe('POD ID          NAME\nabc             web\nabcdefghijklm   x\n');
+    expect(
+      formatTable(
+        ['POD ID', 'NAME'],
+        [
+          ['abc', 'web'],
+          ['abcdefghijklm', 'x'],
+        ],
+      ),
+    ).toBe('POD ID          NAME\nabc             web\nabcdefghijklm   x\n');
   });
 
   it('truncates IDs to 13 characters without sha256:', () => {

@@ -79,7 +79,9 @@ export function toJson(value: unknown): string {
 }
 
 function isBufferJson(v: unknown): v is { type: 'Buffer'; data: number[] } {
-  return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data);
+  return (
+    typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data)
+  );
 }
 
 /** Parses each value of a verbose `info` map when it is JSON, keeping it as a string otherwise. */

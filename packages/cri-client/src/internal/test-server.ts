@@ -60,7 +60,11 @@ export function createTestServer(handlers: Handlers = {}, socketDir?: string): T
       } else {
         impl[name] = (call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
           calls.push({ method: key, request: call.request });
-          const handler = result.handlers[key] ?? (key === 'version' ? () => ({ runtimeApiVersion: 'v1', runtimeName: 'test', runtimeVersion: '1.0.0', version: '0.1.0' }) : undefined);
+          const handler =
+            result.handlers[key] ??
+            (key === 'version'
+              ? () => ({ runtimeApiVersion: 'v1', runtimeName: 'test', runtimeVersion: '1.0.0', version: '0.1.0' })
+              : undefined);
           if (handler === undefined) {
             callback(grpcStatus(grpc.status.UNIMPLEMENTED, `${name} not implemented`));
             return;

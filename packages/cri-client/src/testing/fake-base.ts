@@ -93,7 +93,12 @@ export abstract class FakeServiceBase<M extends string> {
    * Runs one unary call: records it, normalizes the request to output form, applies injected errors and
    * delays, honours the signal, `timeoutMs` and `ignoreNotFound`, and normalizes the response.
    */
-  protected async unary<Req, Res>(method: M, request: unknown, options: RemoveCallOptions | undefined, handle: (request: Req) => NoInfer<Res> | Promise<NoInfer<Res>>): Promise<Res> {
+  protected async unary<Req, Res>(
+    method: M,
+    request: unknown,
+    options: RemoveCallOptions | undefined,
+    handle: (request: Req) => NoInfer<Res> | Promise<NoInfer<Res>>,
+  ): Promise<Res> {
     this.calls.push({ method, request, at: this.clock.now() });
     try {
       const normalized = this.#normalizeRequest(method, request) as Req;
@@ -108,7 +113,12 @@ export abstract class FakeServiceBase<M extends string> {
   }
 
   /** Runs one server-streaming call over the batches `produce` yields; ends quietly on abort. */
-  protected async *stream<Req, Res>(method: M, request: unknown, options: StreamCallOptions | undefined, produce: (request: Req, signal: AbortSignal | undefined) => AsyncIterable<NoInfer<Res>> | Iterable<NoInfer<Res>>): AsyncGenerator<Res> {
+  protected async *stream<Req, Res>(
+    method: M,
+    request: unknown,
+    options: StreamCallOptions | undefined,
+    produce: (request: Req, signal: AbortSignal | undefined) => AsyncIterable<NoInfer<Res>> | Iterable<NoInfer<Res>>,
+  ): AsyncGenerator<Res> {
     this.calls.push({ method, request, at: this.clock.now() });
     const normalized = this.#normalizeRequest(method, request) as Req;
     if (options?.signal?.aborted === true) return;

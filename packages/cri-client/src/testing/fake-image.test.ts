@@ -36,9 +36,13 @@ describe('FakeImageService', () => {
     const fake = new FakeImageService({ pullAnything: false });
     fake.addRemoteImage({ ref: '127.0.0.1:5001/kubelet-ts/busybox:private', auth: { username: 'u', password: 'p' } });
     await expect(fake.pullImage({ image: { image: '127.0.0.1:5001/kubelet-ts/busybox:private' } })).rejects.toThrow(/401 Unauthorized/);
-    await expect(fake.pullImage({ image: { image: '127.0.0.1:5001/kubelet-ts/busybox:private' }, auth: { username: 'u', password: 'wrong' } })).rejects.toThrow(/401/);
+    await expect(
+      fake.pullImage({ image: { image: '127.0.0.1:5001/kubelet-ts/busybox:private' }, auth: { username: 'u', password: 'wrong' } }),
+    ).rejects.toThrow(/401/);
     const auth = Buffer.from('u:p').toString('base64');
-    await expect(fake.pullImage({ image: { image: '127.0.0.1:5001/kubelet-ts/busybox:private' }, auth: { auth } })).resolves.toHaveProperty('imageRef');
+    await expect(fake.pullImage({ image: { image: '127.0.0.1:5001/kubelet-ts/busybox:private' }, auth: { auth } })).resolves.toHaveProperty(
+      'imageRef',
+    );
     await expect(fake.pullImage({ image: { image: 'unknown/image' } })).rejects.toThrow(/not found/);
   });
 
@@ -54,7 +58,12 @@ describe('FakeImageService', () => {
   });
 
   it('reports image filesystem usage as the sum of image sizes', async () => {
-    const fake = new FakeImageService({ images: [{ ref: 'a', size: 100 }, { ref: 'b', size: 50 }] });
+    const fake = new FakeImageService({
+      images: [
+        { ref: 'a', size: 100 },
+        { ref: 'b', size: 50 },
+      ],
+    });
     const info = await fake.imageFsInfo({});
     expect(info.imageFilesystems[0]?.usedBytes?.value).toBe('150');
   });

@@ -128,11 +128,15 @@ export class FakeImageService extends FakeServiceBase<ImageServiceMethod> implem
   // ---------------------------------------------------------------- ImageService
 
   listImages(request: ListImagesRequest, options?: CallOptions): Promise<ListImagesResponse> {
-    return this.unary('listImages', request, options, (req: { filter: ImageFilter__Output | null }) => ({ images: this.#list(req.filter) }));
+    return this.unary('listImages', request, options, (req: { filter: ImageFilter__Output | null }) => ({
+      images: this.#list(req.filter),
+    }));
   }
 
   streamImages(request: StreamImagesRequest, options?: StreamCallOptions): AsyncIterable<StreamImagesResponse> {
-    return this.stream('streamImages', request, options, (req: { filter: ImageFilter__Output | null }) => [{ images: this.#list(req.filter) }]);
+    return this.stream('streamImages', request, options, (req: { filter: ImageFilter__Output | null }) => [
+      { images: this.#list(req.filter) },
+    ]);
   }
 
   imageStatus(request: ImageStatusRequest, options?: CallOptions): Promise<ImageStatusResponse> {
@@ -152,7 +156,11 @@ export class FakeImageService extends FakeServiceBase<ImageServiceMethod> implem
       const remote = this.#remote.get(tag);
       if (remote === undefined) {
         if (!this.#pullAnything) {
-          throw this.error('pullImage', 'UNKNOWN', `failed to pull and unpack image "${tag}": failed to resolve reference "${tag}": ${tag}: not found`);
+          throw this.error(
+            'pullImage',
+            'UNKNOWN',
+            `failed to pull and unpack image "${tag}": failed to resolve reference "${tag}": ${tag}: not found`,
+          );
         }
         return { imageRef: this.addImage({ ref: tag }) };
       }

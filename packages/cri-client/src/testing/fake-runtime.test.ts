@@ -17,7 +17,13 @@ function sandboxConfig(name = 'web', uid = 'uid-1'): PodSandboxConfig {
 }
 
 function containerConfig(name = 'app', image = 'busybox'): ContainerConfig {
-  return { metadata: { name, attempt: 0 }, image: { image }, command: ['sleep', '3600'], logPath: `${name}/0.log`, labels: { 'io.kubernetes.container.name': name } };
+  return {
+    metadata: { name, attempt: 0 },
+    image: { image },
+    command: ['sleep', '3600'],
+    logPath: `${name}/0.log`,
+    labels: { 'io.kubernetes.container.name': name },
+  };
 }
 
 async function runningContainer(fake: FakeRuntimeService, clock: FakeClock): Promise<{ sandboxId: string; containerId: string }> {
@@ -121,9 +127,14 @@ describe('FakeRuntimeService', () => {
     const clock = new FakeClock(START);
     const fake = new FakeRuntimeService({ clock });
     const { sandboxId, containerId } = await runningContainer(fake, clock);
-    await expect(fake.startContainer({ containerId })).rejects.toMatchObject({ code: 'UNKNOWN', message: expect.stringContaining('CONTAINER_RUNNING') });
+    await expect(fake.startContainer({ containerId })).rejects.toMatchObject({
+      code: 'UNKNOWN',
+      message: expect.stringContaining('CONTAINER_RUNNING'),
+    });
     await expect(fake.createContainer({ podSandboxId: sandboxId, config: containerConfig() })).rejects.toThrow(/reserved/);
-    await expect(fake.createContainer({ podSandboxId: sandboxId, config: { ...containerConfig(), metadata: { name: 'app', attempt: 1 } } })).resolves.toHaveProperty('containerId');
+    await expect(
+      fake.createContainer({ podSandboxId: sandboxId, config: { ...containerConfig(), metadata: { name: 'app', attempt: 1 } } }),
+    ).resolves.toHaveProperty('containerId');
   });
 
   it('filters lists by id prefix, state, sandbox and labels', async () => {
@@ -144,7 +155,9 @@ describe('FakeRuntimeService', () => {
     expect(byPrefix.containers.map((c) => c.id)).toEqual([ca.containerId]);
     const running = await fake.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
     expect(running.containers.map((c) => c.id)).toEqual([cb.containerId]);
-    const inB = await fake.listContainers({ filter: { podSandboxId: b.podSandboxId, labelSelector: { 'io.kubernetes.container.name': 'two' } } });
+    const inB = await fake.listContainers({
+      filter: { podSandboxId: b.podSandboxId, labelSelector: { 'io.kubernetes.container.name': 'two' } },
+    });
     expect(inB.containers).toHaveLength(1);
     expect(inB.containers[0]).toMatchObject({ podSandboxId: b.podSandboxId, state: 'CONTAINER_RUNNING', annotations: {} });
   });
@@ -153,7 +166,9 @@ describe('FakeRuntimeService', () => {
     const clock = new FakeClock(START);
     const fake = new FakeRuntimeService({ clock });
     const { containerId } = await runningContainer(fake, clock);
-    fake.setExecHandler((_id, cmd) => (cmd[0] === 'hang' ? new Promise(() => undefined) : { exitCode: 1, stdout: `ran ${cmd.join(' ')}`, stderr: 'oops' }));
+    fake.setExecHandler((_id, cmd) =>
+      cmd[0] === 'hang' ? new Promise(() => undefined) : { exitCode: 1, stdout: `ran ${cmd.join(' ')}`, stderr: 'oops' },
+    );
     const result = await fake.execSync({ containerId, cmd: ['cat', '/ready'], timeout: 1 });
     expect(result.exitCode).toBe(1);
     expect(result.stdout.toString()).toBe('ran cat /ready');
@@ -168,7 +183,10 @@ describe('FakeRuntimeService', () => {
   it('injects errors per method for a number of calls, and records every call', async () => {
     const fake = new FakeRuntimeService({ clock: new FakeClock(START) });
     fake.injectError('listPodSandbox', 'UNAVAILABLE', { times: 2 });
-    await expect(fake.listPodSandbox({})).rejects.toMatchObject({ code: 'UNAVAILABLE', method: 'runtime.v1.RuntimeService/ListPodSandbox' });
+    await expect(fake.listPodSandbox({})).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      method: 'runtime.v1.RuntimeService/ListPodSandbox',
+    });
     await expect(fake.listPodSandbox({})).rejects.toBeInstanceOf(CriError);
     await expect(fake.listPodSandbox({})).resolves.toEqual({ items: [] });
     const custom = new Error('custom');
@@ -219,15 +237,26 @@ describe('FakeRuntimeService', () => {
     const [id] = fake.containerIds;
     fake.exitContainer(id ?? '', 0);
     await consuming;
-    expect(seen).toEqual(['CONTAINER_CREATED_EVENT:CONTAINER_CREATED', 'CONTAINER_STARTED_EVENT:CONTAINER_RUNNING', 'CONTAINER_STOPPED_EVENT:CONTAINER_EXITED']);
+    expect(seen).toEqual([
+      'CONTAINER_CREATED_EVENT:CONTAINER_CREATED',
+      'CONTAINER_STARTED_EVENT:CONTAINER_RUNNING',
+      'CONTAINER_STOPPED_EVENT:CONTAINER_EXITED',
+    ]);
   });
 
   it('stores resources from UpdateContainerResources and reports them in the status', async () => {
     const clock = new FakeClock(START);
     const fake = new FakeRuntimeService({ clock });
     const { containerId } = await runningContainer(fake, clock);
-    await fake.updateContainerResources({ containerId, linux: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000 } });
-    expect(fake.getContainer(containerId)?.resources?.linux).toMatchObject({ memoryLimitInBytes: '67108864', cpuQuota: '50000', cpuPeriod: '100000' });
+    await fake.updateContainerResources({
+      containerId,
+      linux: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000 },
+    });
+    expect(fake.getContainer(containerId)?.resources?.linux).toMatchObject({
+      memoryLimitInBytes: '67108864',
+      cpuQuota: '50000',
+      cpuPeriod: '100000',
+    });
     const stats = await fake.listContainerStats({});
     expect(stats.stats.map((s) => s.attributes?.id)).toEqual([containerId]);
   });
@@ -235,7 +264,9 @@ describe('FakeRuntimeService', () => {
   it('rejects CreateContainer for an image the linked image service does not have', async () => {
     const cri = createFakeCriClient({ clock: new FakeClock(START) });
     const { podSandboxId } = await cri.runtime.runPodSandbox({ config: sandboxConfig() });
-    await expect(cri.runtime.createContainer({ podSandboxId, config: containerConfig('app', 'nginx') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(cri.runtime.createContainer({ podSandboxId, config: containerConfig('app', 'nginx') })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const { imageRef } = await cri.image.pullImage({ image: { image: 'nginx' } });
     const { containerId } = await cri.runtime.createContainer({ podSandboxId, config: containerConfig('app', 'nginx') });
     expect(cri.runtime.getContainer(containerId)).toMatchObject({ imageRef, imageId: imageRef });

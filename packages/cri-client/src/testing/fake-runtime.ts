@@ -312,10 +312,15 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   updateRuntimeConfig(request: UpdateRuntimeConfigRequest, options?: CallOptions): Promise<UpdateRuntimeConfigResponse> {
-    return this.#unary('updateRuntimeConfig', request, options, (req: { runtimeConfig: { networkConfig: { podCidr: string } | null } | null }) => {
-      this.#podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? '';
-      return {};
-    });
+    return this.#unary(
+      'updateRuntimeConfig',
+      request,
+      options,
+      (req: { runtimeConfig: { networkConfig: { podCidr: string } | null } | null }) => {
+        this.#podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? '';
+        return {};
+      },
+    );
   }
 
   // ---------------------------------------------------------------- sandboxes
@@ -324,7 +329,14 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
     return this.#unary('runPodSandbox', request, options, (req: { config: PodSandboxConfig__Output | null; runtimeHandler: string }) => {
       const config = req.config;
       const metadata = config?.metadata;
-      if (config === null || metadata === null || metadata === undefined || metadata.name === '' || metadata.uid === '' || metadata.namespace === '') {
+      if (
+        config === null ||
+        metadata === null ||
+        metadata === undefined ||
+        metadata.name === '' ||
+        metadata.uid === '' ||
+        metadata.namespace === ''
+      ) {
         throw this.error('runPodSandbox', 'INVALID_ARGUMENT', 'sandbox config must include metadata with name, uid and namespace');
       }
       const hostNetwork = config.linux?.securityContext?.namespaceOptions?.network === 'NODE';
@@ -335,7 +347,11 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
       const name = sandboxName(config);
       for (const other of this.#sandboxes.values()) {
         if (sandboxName(other.config) === name) {
-          throw this.error('runPodSandbox', 'UNKNOWN', `failed to reserve sandbox name "${name}": name "${name}" is reserved for "${other.id}"`);
+          throw this.error(
+            'runPodSandbox',
+            'UNKNOWN',
+            `failed to reserve sandbox name "${name}": name "${name}" is reserved for "${other.id}"`,
+          );
         }
       }
       const id = this.#newId('sandbox');
@@ -388,11 +404,15 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   listPodSandbox(request: ListPodSandboxRequest, options?: CallOptions): Promise<ListPodSandboxResponse> {
-    return this.#unary('listPodSandbox', request, options, (req: { filter: PodSandboxFilter__Output | null }) => ({ items: this.#listSandboxes(req.filter) }));
+    return this.#unary('listPodSandbox', request, options, (req: { filter: PodSandboxFilter__Output | null }) => ({
+      items: this.#listSandboxes(req.filter),
+    }));
   }
 
   streamPodSandboxes(request: StreamPodSandboxesRequest, options?: StreamCallOptions): AsyncIterable<StreamPodSandboxesResponse> {
-    return this.#stream('streamPodSandboxes', request, options, (req: { filter: PodSandboxFilter__Output | null }) => [{ podSandboxes: this.#listSandboxes(req.filter) }]);
+    return this.#stream('streamPodSandboxes', request, options, (req: { filter: PodSandboxFilter__Output | null }) => [
+      { podSandboxes: this.#listSandboxes(req.filter) },
+    ]);
   }
 
   portForward(request: PortForwardRequest, options?: CallOptions): Promise<PortForwardResponse> {
@@ -403,11 +423,16 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   updatePodSandboxResources(request: UpdatePodSandboxResourcesRequest, options?: CallOptions): Promise<UpdatePodSandboxResourcesResponse> {
-    return this.#unary('updatePodSandboxResources', request, options, (req: { podSandboxId: string; resources: LinuxContainerResourcesOutput | null }) => {
-      const sandbox = this.#findSandbox('updatePodSandboxResources', req.podSandboxId);
-      sandbox.resources = req.resources;
-      return {};
-    });
+    return this.#unary(
+      'updatePodSandboxResources',
+      request,
+      options,
+      (req: { podSandboxId: string; resources: LinuxContainerResourcesOutput | null }) => {
+        const sandbox = this.#findSandbox('updatePodSandboxResources', req.podSandboxId);
+        sandbox.resources = req.resources;
+        return {};
+      },
+    );
   }
 
   // ---------------------------------------------------------------- containers
@@ -427,7 +452,11 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
       for (const other of this.#containers.values()) {
         const otherName = `${other.config.metadata?.name ?? ''}_${sandboxName(this.#sandboxes.get(other.sandboxId)?.config ?? sandbox.config)}_${other.config.metadata?.attempt ?? 0}`;
         if (other.sandboxId === sandbox.id && otherName === name) {
-          throw this.error('createContainer', 'UNKNOWN', `failed to reserve container name "${name}": name "${name}" is reserved for "${other.id}"`);
+          throw this.error(
+            'createContainer',
+            'UNKNOWN',
+            `failed to reserve container name "${name}": name "${name}" is reserved for "${other.id}"`,
+          );
         }
       }
       const imageRef = config.image?.image ?? '';
@@ -435,7 +464,11 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
       if (this.#images !== undefined) {
         const image = this.#images.getImage(imageRef);
         if (image === undefined) {
-          throw this.error('createContainer', 'NOT_FOUND', `failed to create containerd container: failed to get image "${imageRef}": not found`);
+          throw this.error(
+            'createContainer',
+            'NOT_FOUND',
+            `failed to create containerd container: failed to get image "${imageRef}": not found`,
+          );
         }
         imageId = image.id;
       }
@@ -509,30 +542,45 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   listContainers(request: ListContainersRequest, options?: CallOptions): Promise<ListContainersResponse> {
-    return this.#unary('listContainers', request, options, (req: { filter: ContainerFilter__Output | null }) => ({ containers: this.#listContainers(req.filter) }));
+    return this.#unary('listContainers', request, options, (req: { filter: ContainerFilter__Output | null }) => ({
+      containers: this.#listContainers(req.filter),
+    }));
   }
 
   streamContainers(request: StreamContainersRequest, options?: StreamCallOptions): AsyncIterable<StreamContainersResponse> {
-    return this.#stream('streamContainers', request, options, (req: { filter: ContainerFilter__Output | null }) => [{ containers: this.#listContainers(req.filter) }]);
+    return this.#stream('streamContainers', request, options, (req: { filter: ContainerFilter__Output | null }) => [
+      { containers: this.#listContainers(req.filter) },
+    ]);
   }
 
   containerStatus(request: ContainerStatusRequest, options?: CallOptions): Promise<ContainerStatusResponse> {
     return this.#unary('containerStatus', request, options, (req: { containerId: string; verbose: boolean }) => {
       const container = this.#findContainer('containerStatus', req.containerId);
-      const info: Record<string, string> = req.verbose ? { info: JSON.stringify({ sandboxID: container.sandboxId, pid: container.state === 'CONTAINER_RUNNING' ? 100 : 0 }) } : {};
+      const info: Record<string, string> = req.verbose
+        ? { info: JSON.stringify({ sandboxID: container.sandboxId, pid: container.state === 'CONTAINER_RUNNING' ? 100 : 0 }) }
+        : {};
       return { status: this.#containerStatus(container), info };
     });
   }
 
   updateContainerResources(request: UpdateContainerResourcesRequest, options?: CallOptions): Promise<UpdateContainerResourcesResponse> {
-    return this.#unary('updateContainerResources', request, options, (req: { containerId: string; linux: LinuxContainerResourcesOutput | null }) => {
-      const container = this.#findContainer('updateContainerResources', req.containerId);
-      if (container.state === 'CONTAINER_EXITED') {
-        throw this.error('updateContainerResources', 'UNKNOWN', `failed to update resources: container "${container.id}" is in ${container.state} state`);
-      }
-      if (req.linux !== null) container.resources = req.linux;
-      return {};
-    });
+    return this.#unary(
+      'updateContainerResources',
+      request,
+      options,
+      (req: { containerId: string; linux: LinuxContainerResourcesOutput | null }) => {
+        const container = this.#findContainer('updateContainerResources', req.containerId);
+        if (container.state === 'CONTAINER_EXITED') {
+          throw this.error(
+            'updateContainerResources',
+            'UNKNOWN',
+            `failed to update resources: container "${container.id}" is in ${container.state} state`,
+          );
+        }
+        if (req.linux !== null) container.resources = req.linux;
+        return {};
+      },
+    );
   }
 
   reopenContainerLog(request: ReopenContainerLogRequest, options?: CallOptions): Promise<ReopenContainerLogResponse> {
@@ -554,11 +602,18 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
       let result: FakeExecResult;
       if (timeoutMs > 0) {
         const controller = new AbortController();
-        const timedOut = this.clock.sleep(timeoutMs, controller.signal).then(() => 'timeout' as const, () => 'cancelled' as const);
+        const timedOut = this.clock.sleep(timeoutMs, controller.signal).then(
+          () => 'timeout' as const,
+          () => 'cancelled' as const,
+        );
         const raced = await Promise.race([outcome, timedOut]);
         controller.abort();
         if (raced === 'timeout') {
-          throw this.error('execSync', 'DEADLINE_EXCEEDED', `failed to exec in container: timeout ${req.timeout}s exceeded: context deadline exceeded`);
+          throw this.error(
+            'execSync',
+            'DEADLINE_EXCEEDED',
+            `failed to exec in container: timeout ${req.timeout}s exceeded: context deadline exceeded`,
+          );
         }
         result = raced as FakeExecResult;
       } else {
@@ -602,11 +657,15 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   listContainerStats(request: ListContainerStatsRequest, options?: CallOptions): Promise<ListContainerStatsResponse> {
-    return this.#unary('listContainerStats', request, options, (req: { filter: ContainerStatsFilter__Output | null }) => ({ stats: this.#listContainerStats(req.filter) }));
+    return this.#unary('listContainerStats', request, options, (req: { filter: ContainerStatsFilter__Output | null }) => ({
+      stats: this.#listContainerStats(req.filter),
+    }));
   }
 
   streamContainerStats(request: StreamContainerStatsRequest, options?: StreamCallOptions): AsyncIterable<StreamContainerStatsResponse> {
-    return this.#stream('streamContainerStats', request, options, (req: { filter: ContainerStatsFilter__Output | null }) => [{ containerStats: this.#listContainerStats(req.filter) }]);
+    return this.#stream('streamContainerStats', request, options, (req: { filter: ContainerStatsFilter__Output | null }) => [
+      { containerStats: this.#listContainerStats(req.filter) },
+    ]);
   }
 
   podSandboxStats(request: PodSandboxStatsRequest, options?: CallOptions): Promise<PodSandboxStatsResponse> {
@@ -616,11 +675,15 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   listPodSandboxStats(request: ListPodSandboxStatsRequest, options?: CallOptions): Promise<ListPodSandboxStatsResponse> {
-    return this.#unary('listPodSandboxStats', request, options, (req: { filter: PodSandboxStatsFilter__Output | null }) => ({ stats: this.#listSandboxStats(req.filter) }));
+    return this.#unary('listPodSandboxStats', request, options, (req: { filter: PodSandboxStatsFilter__Output | null }) => ({
+      stats: this.#listSandboxStats(req.filter),
+    }));
   }
 
   streamPodSandboxStats(request: StreamPodSandboxStatsRequest, options?: StreamCallOptions): AsyncIterable<StreamPodSandboxStatsResponse> {
-    return this.#stream('streamPodSandboxStats', request, options, (req: { filter: PodSandboxStatsFilter__Output | null }) => [{ podSandboxStats: this.#listSandboxStats(req.filter) }]);
+    return this.#stream('streamPodSandboxStats', request, options, (req: { filter: PodSandboxStatsFilter__Output | null }) => [
+      { podSandboxStats: this.#listSandboxStats(req.filter) },
+    ]);
   }
 
   listMetricDescriptors(request: ListMetricDescriptorsRequest, options?: CallOptions): Promise<ListMetricDescriptorsResponse> {
@@ -631,23 +694,46 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
     return this.#unary('listPodSandboxMetrics', request, options, () => ({ podMetrics: [] }));
   }
 
-  streamPodSandboxMetrics(request: StreamPodSandboxMetricsRequest, options?: StreamCallOptions): AsyncIterable<StreamPodSandboxMetricsResponse> {
+  streamPodSandboxMetrics(
+    request: StreamPodSandboxMetricsRequest,
+    options?: StreamCallOptions,
+  ): AsyncIterable<StreamPodSandboxMetricsResponse> {
     return this.#stream('streamPodSandboxMetrics', request, options, () => [{ podSandboxMetrics: [] }]);
   }
 
   // ---------------------------------------------------------------- internals
 
-  #unary<Req, Res>(method: RuntimeServiceMethod, request: unknown, options: RemoveCallOptions | undefined, handle: (request: Req) => NoInfer<Res> | Promise<NoInfer<Res>>): Promise<Res> {
+  #unary<Req, Res>(
+    method: RuntimeServiceMethod,
+    request: unknown,
+    options: RemoveCallOptions | undefined,
+    handle: (request: Req) => NoInfer<Res> | Promise<NoInfer<Res>>,
+  ): Promise<Res> {
     return this.unary<Req, Res>(method, request, options, (req) => {
-      if (this.#unimplemented.has(method)) throw this.error(method, 'UNIMPLEMENTED', `unknown method ${this.rpc(method).split('/')[1] ?? method} for service runtime.v1.RuntimeService`);
+      if (this.#unimplemented.has(method))
+        throw this.error(
+          method,
+          'UNIMPLEMENTED',
+          `unknown method ${this.rpc(method).split('/')[1] ?? method} for service runtime.v1.RuntimeService`,
+        );
       return handle(req);
     });
   }
 
-  #stream<Req, Res>(method: RuntimeServiceMethod, request: unknown, options: StreamCallOptions | undefined, produce: (request: Req, signal: AbortSignal | undefined) => AsyncIterable<NoInfer<Res>> | Iterable<NoInfer<Res>>): AsyncIterable<Res> {
+  #stream<Req, Res>(
+    method: RuntimeServiceMethod,
+    request: unknown,
+    options: StreamCallOptions | undefined,
+    produce: (request: Req, signal: AbortSignal | undefined) => AsyncIterable<NoInfer<Res>> | Iterable<NoInfer<Res>>,
+  ): AsyncIterable<Res> {
     const unimplemented = this.#unimplemented.has(method);
     return this.stream<Req, Res>(method, request, options, (req, signal) => {
-      if (unimplemented) throw this.error(method, 'UNIMPLEMENTED', `unknown method ${this.rpc(method).split('/')[1] ?? method} for service runtime.v1.RuntimeService`);
+      if (unimplemented)
+        throw this.error(
+          method,
+          'UNIMPLEMENTED',
+          `unknown method ${this.rpc(method).split('/')[1] ?? method} for service runtime.v1.RuntimeService`,
+        );
       return produce(req, signal);
     });
   }
@@ -789,7 +875,12 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   #containerStats(container: ContainerRecord): ContainerStats {
     const timestamp = nanos(this.clock.now());
     return {
-      attributes: { id: container.id, metadata: container.config.metadata, labels: { ...container.config.labels }, annotations: { ...container.config.annotations } },
+      attributes: {
+        id: container.id,
+        metadata: container.config.metadata,
+        labels: { ...container.config.labels },
+        annotations: { ...container.config.annotations },
+      },
       cpu: container.stats.cpu ?? { timestamp, usageCoreNanoSeconds: { value: '0' }, usageNanoCores: { value: '0' }, psi: null },
       memory: container.stats.memory ?? {
         timestamp,
@@ -801,7 +892,12 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
         majorPageFaults: { value: '0' },
         psi: null,
       },
-      writableLayer: container.stats.writableLayer ?? { timestamp, fsId: { mountpoint: '/var/lib/containerd' }, usedBytes: { value: '0' }, inodesUsed: { value: '0' } },
+      writableLayer: container.stats.writableLayer ?? {
+        timestamp,
+        fsId: { mountpoint: '/var/lib/containerd' },
+        usedBytes: { value: '0' },
+        inodesUsed: { value: '0' },
+      },
       swap: null,
       io: null,
     };
@@ -817,10 +913,17 @@ export class FakeRuntimeService extends FakeServiceBase<RuntimeServiceMethod> im
   }
 
   #sandboxStats(sandbox: SandboxRecord): PodSandboxStats {
-    const containers = [...this.#containers.values()].filter((c) => c.sandboxId === sandbox.id && c.state === 'CONTAINER_RUNNING').map((c) => this.#containerStats(c));
+    const containers = [...this.#containers.values()]
+      .filter((c) => c.sandboxId === sandbox.id && c.state === 'CONTAINER_RUNNING')
+      .map((c) => this.#containerStats(c));
     const timestamp = nanos(this.clock.now());
     return {
-      attributes: { id: sandbox.id, metadata: sandbox.config.metadata, labels: { ...sandbox.config.labels }, annotations: { ...sandbox.config.annotations } },
+      attributes: {
+        id: sandbox.id,
+        metadata: sandbox.config.metadata,
+        labels: { ...sandbox.config.labels },
+        annotations: { ...sandbox.config.annotations },
+      },
       linux: {
         cpu: { timestamp, usageCoreNanoSeconds: { value: '0' }, usageNanoCores: { value: '0' }, psi: null },
         memory: null,

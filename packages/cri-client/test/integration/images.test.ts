@@ -105,7 +105,9 @@ describe('CRI v1 against the real containerd: images', () => {
     expect(anonymous).toMatchObject({ method: 'runtime.v1.ImageService/PullImage' });
     // containerd 1.6 passes the registry's 401 on; containerd 2 says it had no credentials to offer.
     expect((anonymous as Error).message).toMatch(/401 Unauthorized|no basic auth credentials/);
-    const wrong = await suite.client.image.pullImage({ image: { image: ref }, auth: { username: env('KUBELET_TS_REGISTRY_USER'), password: 'wrong' } }).catch((e: unknown) => e);
+    const wrong = await suite.client.image
+      .pullImage({ image: { image: ref }, auth: { username: env('KUBELET_TS_REGISTRY_USER'), password: 'wrong' } })
+      .catch((e: unknown) => e);
     expect((wrong as Error).message).toMatch(/401 Unauthorized/);
     expect((await suite.client.image.imageStatus({ image: { image: ref } })).image).toBeNull();
 

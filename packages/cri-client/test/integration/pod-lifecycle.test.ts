@@ -87,7 +87,11 @@ describe('CRI v1 against the real containerd: pod lifecycle', () => {
 
     // ExecSync: exit code, stdout, stderr, and a timeout.
     const exec = await suite.client.runtime.execSync({ containerId, cmd: ['sh', '-c', 'echo out; echo err >&2; exit 7'], timeout: 10 });
-    expect({ exitCode: exec.exitCode, stdout: exec.stdout.toString(), stderr: exec.stderr.toString() }).toEqual({ exitCode: 7, stdout: 'out\n', stderr: 'err\n' });
+    expect({ exitCode: exec.exitCode, stdout: exec.stdout.toString(), stderr: exec.stderr.toString() }).toEqual({
+      exitCode: 7,
+      stdout: 'out\n',
+      stderr: 'err\n',
+    });
     const started = Date.now();
     const timedOut = await suite.client.runtime.execSync({ containerId, cmd: ['sleep', '30'], timeout: 1 }).catch((e: unknown) => e);
     expect(timedOut).toMatchObject({ code: 'DEADLINE_EXCEEDED' });
@@ -98,7 +102,10 @@ describe('CRI v1 against the real containerd: pod lifecycle', () => {
     const cpuCgroup = path.join('/sys/fs/cgroup/cpu', pod.cgroupParent, containerId);
     expect(fs.readFileSync(path.join(memoryCgroup, 'memory.limit_in_bytes'), 'utf8').trim()).toBe(String(64 * 1024 * 1024));
     expect(fs.readFileSync(path.join(cpuCgroup, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('50000');
-    await suite.client.runtime.updateContainerResources({ containerId, linux: { memoryLimitInBytes: 96 * 1024 * 1024, cpuPeriod: 100_000, cpuQuota: 20_000 } });
+    await suite.client.runtime.updateContainerResources({
+      containerId,
+      linux: { memoryLimitInBytes: 96 * 1024 * 1024, cpuPeriod: 100_000, cpuQuota: 20_000 },
+    });
     expect(fs.readFileSync(path.join(memoryCgroup, 'memory.limit_in_bytes'), 'utf8').trim()).toBe(String(96 * 1024 * 1024));
     expect(fs.readFileSync(path.join(cpuCgroup, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('20000');
 
@@ -110,7 +117,9 @@ describe('CRI v1 against the real containerd: pod lifecycle', () => {
     // List with label filters.
     const byLabel = await suite.client.runtime.listContainers({ filter: { labelSelector: { 'kubelet-ts.test/case': 'life' } } });
     expect(byLabel.containers.map((c) => c.id)).toEqual([containerId]);
-    const sandboxes = await suite.client.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.uid }, state: { state: 'SANDBOX_READY' } } });
+    const sandboxes = await suite.client.runtime.listPodSandbox({
+      filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.uid }, state: { state: 'SANDBOX_READY' } },
+    });
     expect(sandboxes.items.map((s) => s.id)).toEqual([podSandboxId]);
 
     // StopContainer with a grace period: PID 1 ignores SIGTERM, so it is killed (137) after the timeout.
@@ -184,7 +193,8 @@ describe('CRI v1 against the real containerd: pod lifecycle', () => {
     const controller = new AbortController();
     const seen: string[] = [];
     const stream = (async () => {
-      for await (const event of suite.client.runtime.getContainerEvents({}, { signal: controller.signal })) seen.push(event.containerId ?? '');
+      for await (const event of suite.client.runtime.getContainerEvents({}, { signal: controller.signal }))
+        seen.push(event.containerId ?? '');
     })().catch(() => undefined);
     const podSandboxId = await runTestSandbox(suite.client.runtime, testPod('events'), suite.cleanup);
     await waitFor('an event for the new sandbox', async () => seen.includes(podSandboxId) || undefined);

@@ -41,7 +41,12 @@ describe('CRI client resilience against the real containerd', () => {
     const { containerId } = await client.runtime.createContainer({
       podSandboxId,
       sandboxConfig: pod.config,
-      config: { metadata: { name: 'sleeper' }, image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') }, command: ['sleep', '3600'], logPath: 'sleeper/0.log' },
+      config: {
+        metadata: { name: 'sleeper' },
+        image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') },
+        command: ['sleep', '3600'],
+        logPath: 'sleeper/0.log',
+      },
     });
     cleanup.add(() => client.runtime.removeContainer({ containerId }, { ignoreNotFound: true }));
     await client.runtime.startContainer({ containerId });

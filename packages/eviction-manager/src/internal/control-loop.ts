@@ -22,9 +22,16 @@ async function waitForPodsCleanup(ctx: EvictionContext, pods: readonly Pod[], ab
  * Upstream managerImpl.Start's loop: synchronize every monitoring interval; after an eviction, wait
  * for the pods' cleanup instead, so that the next pass sees what the eviction freed.
  */
-export async function runControlLoop(ctx: EvictionContext, synchronize: (abort: AbortSignal) => Promise<Pod[]>, signal: AbortSignal): Promise<void> {
+export async function runControlLoop(
+  ctx: EvictionContext,
+  synchronize: (abort: AbortSignal) => Promise<Pod[]>,
+  signal: AbortSignal,
+): Promise<void> {
   const { clock, logger, monitoringIntervalMs } = ctx;
-  logger.info('Eviction manager: starting control loop', { monitoringInterval: `${monitoringIntervalMs}ms`, thresholds: ctx.thresholds.map((t) => t.signal) });
+  logger.info('Eviction manager: starting control loop', {
+    monitoringInterval: `${monitoringIntervalMs}ms`,
+    thresholds: ctx.thresholds.map((t) => t.signal),
+  });
   while (!signal.aborted) {
     try {
       const evicted = await synchronize(signal);

@@ -34,7 +34,12 @@ function evictionGracePeriod(ctx: EvictionContext, pod: Pod, threshold: Eviction
  * The end of upstream synchronize: ranks the active pods for the starved resource (with fresh stats
  * of every pod) and evicts the first that is not critical. At most one pod per pass.
  */
-export async function evictRankedPod(ctx: EvictionContext, activePods: readonly Pod[], starvation: Starvation, abort: AbortSignal | undefined): Promise<Pod[]> {
+export async function evictRankedPod(
+  ctx: EvictionContext,
+  activePods: readonly Pod[],
+  starvation: Starvation,
+  abort: AbortSignal | undefined,
+): Promise<Pod[]> {
   const { logger } = ctx;
   const { threshold, met, observations, dedicatedImageFs } = starvation;
   if (activePods.length === 0) {

@@ -8,7 +8,12 @@ import { evictPod } from './evict-pod.js';
  * Upstream localStorageEviction: evicts, at once, every pod over its emptyDir sizeLimit, then its
  * own, then a container's ephemeral-storage limit. Resolves with the pods evicted.
  */
-export async function localStorageEviction(ctx: EvictionContext, pods: readonly Pod[], stats: PodStatsFn, dedicatedImageFs: boolean): Promise<Pod[]> {
+export async function localStorageEviction(
+  ctx: EvictionContext,
+  pods: readonly Pod[],
+  stats: PodStatsFn,
+  dedicatedImageFs: boolean,
+): Promise<Pod[]> {
   const evicted: Pod[] = [];
   for (const pod of pods) {
     const podStats = stats(pod);

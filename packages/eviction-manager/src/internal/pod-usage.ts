@@ -54,7 +54,12 @@ export function localEphemeralVolumeNames(pod: Pod): string[] {
     .filter((v) => {
       const r = v as Record<string, unknown>;
       const emptyDir = r['emptyDir'] as { medium?: string } | undefined;
-      return r['gitRepo'] !== undefined || (emptyDir !== undefined && emptyDir.medium !== 'Memory') || r['configMap'] !== undefined || r['downwardAPI'] !== undefined;
+      return (
+        r['gitRepo'] !== undefined ||
+        (emptyDir !== undefined && emptyDir.medium !== 'Memory') ||
+        r['configMap'] !== undefined ||
+        r['downwardAPI'] !== undefined
+      );
     })
     .map((v) => v.name);
 }

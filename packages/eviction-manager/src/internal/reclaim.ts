@@ -28,7 +28,12 @@ function reclaimFuncs(ctx: EvictionContext, signal: EvictionSignal, dedicatedIma
  * Upstream reclaimNodeLevelResources: runs the signal's node-level reclaims, then looks again.
  * True when every threshold (grace periods ignored, minimum reclaim included) is clear.
  */
-export async function reclaimNodeLevel(ctx: EvictionContext, signal: EvictionSignal, dedicatedImageFs: boolean, abort: AbortSignal | undefined): Promise<boolean> {
+export async function reclaimNodeLevel(
+  ctx: EvictionContext,
+  signal: EvictionSignal,
+  dedicatedImageFs: boolean,
+  abort: AbortSignal | undefined,
+): Promise<boolean> {
   const { logger } = ctx;
   const funcs = reclaimFuncs(ctx, signal, dedicatedImageFs);
   if (funcs.length === 0) return false;
@@ -36,7 +41,10 @@ export async function reclaimNodeLevel(ctx: EvictionContext, signal: EvictionSig
     try {
       await fn(abort);
     } catch (err) {
-      logger.info('Eviction manager: unexpected error when attempting to reduce resource pressure', { resourceName: SIGNAL_TO_RESOURCE[signal], err: errorMessage(err) });
+      logger.info('Eviction manager: unexpected error when attempting to reduce resource pressure', {
+        resourceName: SIGNAL_TO_RESOURCE[signal],
+        err: errorMessage(err),
+      });
     }
   }
   let summary: Summary;

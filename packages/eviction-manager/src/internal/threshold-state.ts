@@ -34,7 +34,10 @@ export function createThresholdState(thresholds: readonly EvictionThreshold[], t
         const unresolved = thresholdsMet(thresholdsMetNow, observations, true);
         for (const t of unresolved) if (!metNow.some((m) => sameThreshold(m, t))) metNow.push(t);
       }
-      firstObservedAt = metNow.map((threshold) => ({ threshold, at: firstObservedAt.find((f) => sameThreshold(f.threshold, threshold))?.at ?? now }));
+      firstObservedAt = metNow.map((threshold) => ({
+        threshold,
+        at: firstObservedAt.find((f) => sameThreshold(f.threshold, threshold))?.at ?? now,
+      }));
       // A condition stays until it has not been observed for the transition period (no flapping).
       for (const t of metNow) conditionLastObservedAt.set(SIGNAL_TO_NODE_CONDITION[t.signal], now);
       const conditions = CONDITION_ORDER.filter((c) => {

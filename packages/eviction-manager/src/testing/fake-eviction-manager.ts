@@ -68,7 +68,14 @@ export class FakeEvictionManager implements EvictionManager {
     return ORDER.map((type) => {
       const is = this.#conditions.includes(type);
       const text = NODE_CONDITION_TEXT[type][is ? 'true' : 'false'];
-      return { type, status: is ? 'True' : 'False', lastHeartbeatTime: now, lastTransitionTime: now, reason: text.reason, message: text.message };
+      return {
+        type,
+        status: is ? 'True' : 'False',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+        reason: text.reason,
+        message: text.message,
+      };
     });
   }
 

@@ -54,5 +54,11 @@ export function createImageGCContext(options: ImageGCOptions): ImageGCContext {
 }
 
 export function createImageGCState(ctx: ImageGCContext): ImageGCState {
-  return { records: new Map(), restored: undefined, loaded: ctx.store === undefined, runtimeSandboxImage: undefined, beganGcMs: ctx.clock.now() };
+  return {
+    records: new Map(),
+    restored: undefined,
+    loaded: ctx.store === undefined,
+    runtimeSandboxImage: undefined,
+    beganGcMs: ctx.clock.now(),
+  };
 }

@@ -4,7 +4,12 @@ import type { ImageGCResult, ImageRecord, RemovedImage } from '../types.js';
 import type { ImageGCContext, ImageGCState } from './context.js';
 
 /** One image removed by ID (CRI RemoveImage by ID removes every tag of it); its record goes. */
-async function removeImage(ctx: ImageGCContext, state: ImageGCState, record: ImageRecord, reason: RemovedImage['reason']): Promise<RemovedImage> {
+async function removeImage(
+  ctx: ImageGCContext,
+  state: ImageGCState,
+  record: ImageRecord,
+  reason: RemovedImage['reason'],
+): Promise<RemovedImage> {
   ctx.logger.info('Removing image to free bytes', { imageID: record.id, size: record.sizeBytes, repoTags: record.repoTags, reason });
   await ctx.imageService.removeImage({ image: { image: record.id } });
   state.records.delete(record.id);
@@ -13,14 +18,23 @@ async function removeImage(ctx: ImageGCContext, state: ImageGCState, record: Ima
 
 /** The errors of a removal pass as one REMOVE_FAILED error. */
 function removeFailed(message: string, errors: readonly unknown[]): ImageGCError {
-  return new ImageGCError('REMOVE_FAILED', `${message}: ${errors.map(errorMessage).join('; ')}`, { cause: errors.length === 1 ? errors[0] : new AggregateError(errors) });
+  return new ImageGCError('REMOVE_FAILED', `${message}: ${errors.map(errorMessage).join('; ')}`, {
+    cause: errors.length === 1 ? errors[0] : new AggregateError(errors),
+  });
 }
 
 /**
  * Upstream freeSpace: removes candidates until `bytesToFree` is reached, skipping recently used and
  * too young images. What it removed is in `result` even when it rejects (REMOVE_FAILED).
  */
-export async function freeSpace(ctx: ImageGCContext, state: ImageGCState, bytesToFree: number, freeTimeMs: number, candidates: readonly ImageRecord[], result: ImageGCResult): Promise<void> {
+export async function freeSpace(
+  ctx: ImageGCContext,
+  state: ImageGCState,
+  bytesToFree: number,
+  freeTimeMs: number,
+  candidates: readonly ImageRecord[],
+  result: ImageGCResult,
+): Promise<void> {
   const { logger, policy } = ctx;
   const errors: unknown[] = [];
   for (const image of candidates) {
@@ -44,11 +58,21 @@ export async function freeSpace(ctx: ImageGCContext, state: ImageGCState, bytesT
       errors.push(err);
     }
   }
-  if (errors.length > 0) throw removeFailed(`wanted to free ${bytesToFree} bytes, but freed ${result.freedBytes} bytes space with errors in image deletion`, errors);
+  if (errors.length > 0)
+    throw removeFailed(
+      `wanted to free ${bytesToFree} bytes, but freed ${result.freedBytes} bytes space with errors in image deletion`,
+      errors,
+    );
 }
 
 /** Upstream freeOldImages: removes images unused for longer than maxAge; resolves with the candidates left. */
-export async function freeOldImages(ctx: ImageGCContext, state: ImageGCState, freeTimeMs: number, candidates: ImageRecord[], result: ImageGCResult): Promise<ImageRecord[]> {
+export async function freeOldImages(
+  ctx: ImageGCContext,
+  state: ImageGCState,
+  freeTimeMs: number,
+  candidates: ImageRecord[],
+  result: ImageGCResult,
+): Promise<ImageRecord[]> {
   const { policy } = ctx;
   if (policy.maxAgeMs === 0 || freeTimeMs - state.beganGcMs <= policy.maxAgeMs) return candidates;
   const remaining: ImageRecord[] = [];
@@ -67,6 +91,7 @@ export async function freeOldImages(ctx: ImageGCContext, state: ImageGCState, fr
       remaining.push(image);
     }
   }
-  if (errors.length > 0) throw removeFailed(`wanted to free images older than ${policy.maxAgeMs} ms, encountered errors in image deletion`, errors);
+  if (errors.length > 0)
+    throw removeFailed(`wanted to free images older than ${policy.maxAgeMs} ms, encountered errors in image deletion`, errors);
   return remaining;
 }

@@ -7,7 +7,13 @@ import { imageFsCapacity } from './image-fs.js';
 import { imagesInEvictionOrder, persistAfter } from './records.js';
 
 /** Frees space down to the low threshold when usage is at or above the high one (the second half of upstream GarbageCollect). */
-async function freeToLowThreshold(ctx: ImageGCContext, state: ImageGCState, freeTimeMs: number, candidates: readonly ImageRecord[], result: ImageGCResult): Promise<ImageGCResult> {
+async function freeToLowThreshold(
+  ctx: ImageGCContext,
+  state: ImageGCState,
+  freeTimeMs: number,
+  candidates: readonly ImageRecord[],
+  result: ImageGCResult,
+): Promise<ImageGCResult> {
   const { logger, policy } = ctx;
   const fs = await imageFsCapacity(ctx);
   let available = fs.availableBytes;
@@ -15,7 +21,8 @@ async function freeToLowThreshold(ctx: ImageGCContext, state: ImageGCState, free
     logger.info('Availability is larger than capacity', { available, capacity: fs.capacityBytes });
     available = fs.capacityBytes;
   }
-  if (!(fs.capacityBytes > 0)) throw new ImageGCError('IMAGE_FS', `invalid capacity ${fs.capacityBytes} on image filesystem ${fs.mountpoint}`);
+  if (!(fs.capacityBytes > 0))
+    throw new ImageGCError('IMAGE_FS', `invalid capacity ${fs.capacityBytes} on image filesystem ${fs.mountpoint}`);
   // Integer arithmetic as upstream (Go int64 division truncates).
   const usagePercent = 100 - Math.floor((available * 100) / fs.capacityBytes);
   result.usagePercent = usagePercent;

@@ -13,7 +13,13 @@ export interface GCPasses {
  * Upstream realImageGCManager.Start and the kubelet's StartGarbageCollection loop: detection and GC
  * now and every period until the signal aborts (detection only when GC is disabled); failures are logged.
  */
-export async function runGCLoop(ctx: ImageGCContext, state: ImageGCState, passes: GCPasses, signal: AbortSignal, periodMs = IMAGE_GC_PERIOD_MS): Promise<void> {
+export async function runGCLoop(
+  ctx: ImageGCContext,
+  state: ImageGCState,
+  passes: GCPasses,
+  signal: AbortSignal,
+  periodMs = IMAGE_GC_PERIOD_MS,
+): Promise<void> {
   const { clock, logger } = ctx;
   const gcEnabled = ctx.policy.highThresholdPercent < 100;
   if (!gcEnabled) logger.info('ImageGCHighThresholdPercent is set 100, Disable image GC');

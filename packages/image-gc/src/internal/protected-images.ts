@@ -13,7 +13,10 @@ async function protectedRefs(ctx: ImageGCContext, state: ImageGCState): Promise<
       const status = await ctx.runtimeService.status({ verbose: true });
       state.runtimeSandboxImage = containerdConfigFromInfo(status.info)?.sandboxImage ?? state.runtimeSandboxImage;
     } catch (err) {
-      ctx.logger.debug('CRI Status failed; keeping the last known sandbox image', { err: errorMessage(err), sandboxImage: state.runtimeSandboxImage });
+      ctx.logger.debug('CRI Status failed; keeping the last known sandbox image', {
+        err: errorMessage(err),
+        sandboxImage: state.runtimeSandboxImage,
+      });
     }
     if (state.runtimeSandboxImage !== undefined) refs.push(state.runtimeSandboxImage);
   }

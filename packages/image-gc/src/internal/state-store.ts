@@ -32,7 +32,10 @@ export function encodeState(times: ReadonlyMap<string, PersistedImageTimes>): st
   const images: StateFileContents['images'] = {};
   for (const id of [...times.keys()].sort()) {
     const t = times.get(id) as PersistedImageTimes;
-    images[id] = { firstDetected: new Date(t.firstDetectedMs).toISOString(), ...(t.lastUsedMs > 0 ? { lastUsed: new Date(t.lastUsedMs).toISOString() } : {}) };
+    images[id] = {
+      firstDetected: new Date(t.firstDetectedMs).toISOString(),
+      ...(t.lastUsedMs > 0 ? { lastUsed: new Date(t.lastUsedMs).toISOString() } : {}),
+    };
   }
   const contents: StateFileContents = { version: 1, images };
   return `${JSON.stringify(contents, null, 2)}\n`;
@@ -54,7 +57,10 @@ export function decodeState(text: string): { times: Map<string, PersistedImageTi
   }
   const times = new Map<string, PersistedImageTimes>();
   for (const [id, entry] of Object.entries(parsed.data.images)) {
-    times.set(id, { firstDetectedMs: Date.parse(entry.firstDetected), lastUsedMs: entry.lastUsed === undefined ? 0 : Date.parse(entry.lastUsed) });
+    times.set(id, {
+      firstDetectedMs: Date.parse(entry.firstDetected),
+      lastUsedMs: entry.lastUsed === undefined ? 0 : Date.parse(entry.lastUsed),
+    });
   }
   return { times };
 }

@@ -45,7 +45,14 @@ const call = (client: grpc.Client, method: string, request: unknown, timeoutMs: 
       return;
     }
     fn.call(client, request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-      if (err !== null) reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`, { cause: err }));
+      if (err !== null)
+        reject(
+          new PluginManagerError(
+            'PLUGIN_REGISTRATION_FAILED',
+            `rpc error: code = ${grpc.status[err.code] ?? err.code} desc = ${err.details}`,
+            { cause: err },
+          ),
+        );
       else resolve(res);
     });
   });
@@ -54,7 +61,14 @@ const waitForReady = (client: grpc.Client, socketPath: string, dialTimeoutMs: nu
   new Promise((resolve, reject) => {
     client.waitForReady(Date.now() + dialTimeoutMs, (err) => {
       if (err === undefined || err === null) resolve();
-      else reject(new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- dial failed at socket ${socketPath}, err: ${err.message}`, { cause: err }));
+      else
+        reject(
+          new PluginManagerError(
+            'PLUGIN_REGISTRATION_FAILED',
+            `RegisterPlugin error -- dial failed at socket ${socketPath}, err: ${err.message}`,
+            { cause: err },
+          ),
+        );
     });
   });
 
@@ -76,27 +90,45 @@ export async function registerPlugin(deps: RegistrationDeps, socketPath: string,
     try {
       raw = await call(client, 'GetInfo', {}, deps.getInfoTimeoutMs);
     } catch (err) {
-      throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', `RegisterPlugin error -- failed to get plugin info using RPC GetInfo at socket ${socketPath}, err: ${messageOf(err)}`, { cause: err });
+      throw new PluginManagerError(
+        'PLUGIN_REGISTRATION_FAILED',
+        `RegisterPlugin error -- failed to get plugin info using RPC GetInfo at socket ${socketPath}, err: ${messageOf(err)}`,
+        { cause: err },
+      );
     }
     const parsed = PluginInfoSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new PluginManagerError('INVALID_PLUGIN_INFO', `RegisterPlugin error -- GetInfo at socket ${socketPath}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+      throw new PluginManagerError(
+        'INVALID_PLUGIN_INFO',
+        `RegisterPlugin error -- GetInfo at socket ${socketPath}: ${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     const info = parsed.data;
     const refuse = async (message: string, cause?: unknown): Promise<never> => {
-      await notify(client, false, message, deps.notifyTimeoutMs).catch((err: unknown) => logger.warn('NotifyRegistrationStatus failed', { path: socketPath, err: errorMessage(err) }));
+      await notify(client, false, message, deps.notifyTimeoutMs).catch((err: unknown) =>
+        logger.warn('NotifyRegistrationStatus failed', { path: socketPath, err: errorMessage(err) }),
+      );
       throw new PluginManagerError('PLUGIN_REGISTRATION_FAILED', message, { cause });
     };
     const handler = handlers[info.type];
-    if (handler === undefined) return await refuse(`RegisterPlugin error -- no handler registered for plugin type: ${info.type} at socket ${socketPath}`);
+    if (handler === undefined)
+      return await refuse(`RegisterPlugin error -- no handler registered for plugin type: ${info.type} at socket ${socketPath}`);
     const endpoint = info.endpoint !== '' ? info.endpoint : socketPath;
     try {
       handler.validatePlugin(info.name, endpoint, info.supportedVersions);
     } catch (err) {
       return await refuse(`RegisterPlugin error -- plugin validation failed with err: ${messageOf(err)}`, err);
     }
-    const entry: Registration = { socketPath, identity, handler, type: info.type, name: info.name, endpoint, supportedVersions: info.supportedVersions };
+    const entry: Registration = {
+      socketPath,
+      identity,
+      handler,
+      type: info.type,
+      name: info.name,
+      endpoint,
+      supportedVersions: info.supportedVersions,
+    };
     registered.set(socketPath, entry);
     try {
       await handler.registerPlugin(info.name, endpoint, info.supportedVersions);
@@ -110,9 +142,14 @@ export async function registerPlugin(deps: RegistrationDeps, socketPath: string,
       // Registered all the same (upstream notifies after registering, so Register always follows Validate).
       logger.warn('RegisterPlugin: failed to send registration status', { path: socketPath, err: errorMessage(err) });
     }
-    logger.info('Plugin registered', { path: socketPath, type: info.type, pluginName: info.name, endpoint, versions: info.supportedVersions });
+    logger.info('Plugin registered', {
+      path: socketPath,
+      type: info.type,
+      pluginName: info.name,
+      endpoint,
+      versions: info.supportedVersions,
+    });
   } finally {
     client.close();
   }
 }
-

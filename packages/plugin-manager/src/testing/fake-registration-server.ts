@@ -47,9 +47,17 @@ export function createFakeRegistrationServer(options: FakeRegistrationServerOpti
       s.addService(registrationService() as unknown as grpc.ServiceDefinition, {
         GetInfo: (_call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
           self.getInfoCalls += 1;
-          callback(null, { type: options.type ?? 'CSIPlugin', name: options.name, endpoint: options.endpoint ?? '', supportedVersions: options.supportedVersions ?? ['1.0.0'] });
+          callback(null, {
+            type: options.type ?? 'CSIPlugin',
+            name: options.name,
+            endpoint: options.endpoint ?? '',
+            supportedVersions: options.supportedVersions ?? ['1.0.0'],
+          });
         },
-        NotifyRegistrationStatus: (call: grpc.ServerUnaryCall<ReceivedRegistrationStatus, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        NotifyRegistrationStatus: (
+          call: grpc.ServerUnaryCall<ReceivedRegistrationStatus, unknown>,
+          callback: grpc.sendUnaryData<unknown>,
+        ) => {
           self.statuses.push({ pluginRegistered: call.request.pluginRegistered, error: call.request.error });
           callback(null, {});
         },

@@ -41,7 +41,12 @@ export function createAdmission(o: AdmissionOptions): Admission {
     o.logger.warn('Pod admission refused', { pod: podKey(pod), podUID: uid, reason, message: REJECTED_MESSAGE_PREFIX + message });
     o.recorder.event(podReference(pod), EventType.Warning, reason, message);
     o.stoppedByKubelet.set(uid, { gracePeriodSeconds: 0, reason, message: REJECTED_MESSAGE_PREFIX + message });
-    o.statusManager.setPodStatus(pod, { phase: 'Failed', reason, message: REJECTED_MESSAGE_PREFIX + message, qosClass: pod.status?.qosClass ?? getPodQOSClass(pod) });
+    o.statusManager.setPodStatus(pod, {
+      phase: 'Failed',
+      reason,
+      message: REJECTED_MESSAGE_PREFIX + message,
+      qosClass: pod.status?.qosClass ?? getPodQOSClass(pod),
+    });
     // Through the worker, so that a pod adopted from the runtime (kubelet restart) is stopped too.
     o.dispatch(pod, 'kill', 0);
   };

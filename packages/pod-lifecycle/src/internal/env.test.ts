@@ -27,7 +27,8 @@ function ctx(container: Partial<Container>, pod?: Pod, extra: Partial<EnvContext
   };
 }
 
-const asRecord = (env: Array<{ name: string; value: string }>): Record<string, string> => Object.fromEntries(env.map((e) => [e.name, e.value]));
+const asRecord = (env: Array<{ name: string; value: string }>): Record<string, string> =>
+  Object.fromEntries(env.map((e) => [e.name, e.value]));
 
 async function errorOf(p: Promise<unknown>): Promise<unknown> {
   return p.then(
@@ -73,7 +74,9 @@ describe('makeEnvironmentVariables', () => {
       'status.podIP',
       'status.podIPs',
     ];
-    const env = await makeEnvironmentVariables(ctx({ env: paths.map((fieldPath, i) => ({ name: `V${i}`, valueFrom: { fieldRef: { fieldPath } } })) }));
+    const env = await makeEnvironmentVariables(
+      ctx({ env: paths.map((fieldPath, i) => ({ name: `V${i}`, valueFrom: { fieldRef: { fieldPath } } })) }),
+    );
     expect(env.map((e) => e.value)).toEqual([
       'web',
       'prod',
@@ -108,7 +111,9 @@ describe('makeEnvironmentVariables', () => {
   });
 
   it('rejects an unsupported fieldPath', async () => {
-    const err = await errorOf(makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }] })));
+    const err = await errorOf(
+      makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'spec.bogus' } } }] })),
+    );
     expect(PodLifecycleError.is(err, 'CREATE_CONTAINER_CONFIG_ERROR')).toBe(true);
     expect((err as Error).message).toBe('unsupported fieldPath: spec.bogus');
   });
@@ -135,12 +140,16 @@ describe('makeEnvironmentVariables', () => {
       MEM_REQ: String(128 * 1024 * 1024),
       EPH_LIMIT_GI: '100',
     });
-    const unlimited = await makeEnvironmentVariables(ctx({ env: [{ name: 'C', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } }] }));
+    const unlimited = await makeEnvironmentVariables(
+      ctx({ env: [{ name: 'C', valueFrom: { resourceFieldRef: { resource: 'limits.cpu' } } }] }),
+    );
     expect(asRecord(unlimited)).toEqual({ C: '4' });
   });
 
   it('rejects an unsupported resource', async () => {
-    const err = await errorOf(makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { resourceFieldRef: { resource: 'limits.gpu' } } }] })));
+    const err = await errorOf(
+      makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { resourceFieldRef: { resource: 'limits.gpu' } } }] })),
+    );
     expect((err as Error).message).toBe('unsupported container resource : limits.gpu');
   });
 
@@ -185,11 +194,20 @@ describe('makeEnvironmentVariables', () => {
     });
 
     it('standalone (no source): a required reference fails as upstream, an optional one is skipped', async () => {
-      const required = await errorOf(makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] })));
+      const required = await errorOf(
+        makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] })),
+      );
       expect((required as Error).message).toBe("couldn't get configMap prod/cm, no kubeClient defined");
       const fromSecret = await errorOf(makeEnvironmentVariables(ctx({ envFrom: [{ secretRef: { name: 's' } }] })));
       expect((fromSecret as Error).message).toBe("couldn't get secret prod/s, no kubeClient defined");
-      const optional = await makeEnvironmentVariables(ctx({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } }, { name: 'Y', value: 'y' }] }));
+      const optional = await makeEnvironmentVariables(
+        ctx({
+          env: [
+            { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } },
+            { name: 'Y', value: 'y' },
+          ],
+        }),
+      );
       expect(optional).toEqual([{ name: 'Y', value: 'y' }]);
     });
   });

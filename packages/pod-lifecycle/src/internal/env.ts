@@ -83,7 +83,10 @@ export function podFieldValue(selector: ObjectFieldSelector, ctx: Pick<EnvContex
 }
 
 /** Upstream containerResourceRuntimeValue: the named container's (default: this one's) value, @kubelet-ts/api's containerResourceValue. */
-export function containerResourceRuntimeValue(selector: ResourceFieldSelector, ctx: Pick<EnvContext, 'pod' | 'container' | 'allocatable'>): string {
+export function containerResourceRuntimeValue(
+  selector: ResourceFieldSelector,
+  ctx: Pick<EnvContext, 'pod' | 'container' | 'allocatable'>,
+): string {
   let container = ctx.container;
   if (selector.containerName !== undefined && selector.containerName !== '') {
     const named = [...ctx.pod.spec.containers, ...(ctx.pod.spec.initContainers ?? [])].find((c) => c.name === selector.containerName);
@@ -100,7 +103,12 @@ interface Cache {
   secrets: Map<string, Record<string, string> | undefined>;
 }
 
-async function lookup(kind: 'configMap' | 'secret', name: string, ctx: EnvContext, cache: Cache): Promise<Record<string, string> | undefined> {
+async function lookup(
+  kind: 'configMap' | 'secret',
+  name: string,
+  ctx: EnvContext,
+  cache: Cache,
+): Promise<Record<string, string> | undefined> {
   const ns = ctx.pod.metadata.namespace;
   const map = kind === 'configMap' ? cache.configMaps : cache.secrets;
   if (map.has(name)) return map.get(name);

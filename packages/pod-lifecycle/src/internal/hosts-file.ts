@@ -5,7 +5,12 @@ import type { HostAlias } from '@kubelet-ts/api';
 const MANAGED_HOSTS_HEADER = '# Kubernetes-managed hosts file.\n';
 
 /** The kubelet-managed /etc/hosts of a pod: localhost lines, the pod IPs with the hostname, then hostAliases. */
-export function managedHostsFileContent(podIPs: readonly string[], hostname: string, hostDomainName: string, hostAliases: readonly HostAlias[] = []): string {
+export function managedHostsFileContent(
+  podIPs: readonly string[],
+  hostname: string,
+  hostDomainName: string,
+  hostAliases: readonly HostAlias[] = [],
+): string {
   let out = MANAGED_HOSTS_HEADER;
   out += '127.0.0.1\tlocalhost\n';
   out += '::1\tlocalhost ip6-localhost ip6-loopback\n';

@@ -137,7 +137,12 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
 }
 
 // Upstream cleanupOrphanedPodCgroups: the QoS tiers follow the active pods; cgroups of pods that are gone are removed.
-async function cleanupPodCgroups(o: HousekeepingOptions, hook: PodCgroupsHook, desiredPods: Pod[], removable: (uid: string) => boolean): Promise<void> {
+async function cleanupPodCgroups(
+  o: HousekeepingOptions,
+  hook: PodCgroupsHook,
+  desiredPods: Pod[],
+  removable: (uid: string) => boolean,
+): Promise<void> {
   const { logger } = o;
   const active = desiredPods.filter((p) => {
     const state = o.podWorkers.state(p.metadata.uid);

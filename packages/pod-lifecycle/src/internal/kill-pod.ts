@@ -37,17 +37,24 @@ export function createPodKiller(o: PodKillerOptions): PodKiller {
   return {
     evictPod(uid, request) {
       const pod = o.pods.getPodByUID(uid) ?? o.podWorkers.workers().find((w) => w.uid === uid)?.pod;
-      if (pod === undefined) return Promise.reject(new PodLifecycleError('KILL_FAILED', `cannot evict pod ${JSON.stringify(uid)}: not known`));
+      if (pod === undefined)
+        return Promise.reject(new PodLifecycleError('KILL_FAILED', `cannot evict pod ${JSON.stringify(uid)}: not known`));
       o.stoppedByKubelet.set(uid, request);
       if (o.podWorkers.state(uid) === 'terminated') {
         o.statusManager.setPodStatus(pod, o.generate(pod, o.cache.get(uid).status, true));
         return Promise.resolve();
       }
       return new Promise<void>((resolve, reject) => {
-        const timer = o.clock.setTimeout(() => {
-          waiters.set(uid, (waiters.get(uid) ?? []).filter((w) => w !== done));
-          reject(new PodLifecycleError('KILL_FAILED', `timeout waiting to kill pod ${JSON.stringify(podKey(pod))}`));
-        }, Math.max(0, request.gracePeriodSeconds) * 1000 + KILL_WAIT_MARGIN_MS);
+        const timer = o.clock.setTimeout(
+          () => {
+            waiters.set(
+              uid,
+              (waiters.get(uid) ?? []).filter((w) => w !== done),
+            );
+            reject(new PodLifecycleError('KILL_FAILED', `timeout waiting to kill pod ${JSON.stringify(podKey(pod))}`));
+          },
+          Math.max(0, request.gracePeriodSeconds) * 1000 + KILL_WAIT_MARGIN_MS,
+        );
         const done = (): void => {
           o.clock.clearTimeout(timer);
           resolve();

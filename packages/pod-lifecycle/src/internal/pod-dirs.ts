@@ -48,7 +48,10 @@ export async function removePodDir(rootDir: string, uid: string, mountPoints: ()
   const dir = podDir(rootDir, uid);
   const mounted = (await mountPoints()).filter((m) => m === dir || m.startsWith(dir + sep));
   if (mounted.length > 0) {
-    throw new PodLifecycleError('POD_DIR_ERROR', `orphaned pod ${JSON.stringify(uid)} found, but volumes are still mounted on disk: ${mounted.join(', ')}`);
+    throw new PodLifecycleError(
+      'POD_DIR_ERROR',
+      `orphaned pod ${JSON.stringify(uid)} found, but volumes are still mounted on disk: ${mounted.join(', ')}`,
+    );
   }
   await rm(dir, { recursive: true, force: true });
 }

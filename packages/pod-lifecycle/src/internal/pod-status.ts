@@ -33,7 +33,11 @@ export function createStatusGenerator(o: StatusGeneratorOptions): StatusGenerato
     const stopped = o.stoppedByKubelet.get(uid);
     const evict =
       stopped !== undefined
-        ? { reason: stopped.reason, message: stopped.message, ...(stopped.condition !== undefined ? { condition: { ...stopped.condition } } : {}) }
+        ? {
+            reason: stopped.reason,
+            message: stopped.message,
+            ...(stopped.condition !== undefined ? { condition: { ...stopped.condition } } : {}),
+          }
         : deadlinePassed
           ? DEADLINE_EXCEEDED
           : undefined;

@@ -96,7 +96,8 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
     }
     const result = await runtime.syncPod(pod, runtimeStatus, o.backoff, signal);
     o.reasons.update(uid, result);
-    if (result.results.some((r) => r.reason === undefined && (r.action === 'StartContainer' || r.action === 'InitContainer'))) void refreshAfterStart(o, pod);
+    if (result.results.some((r) => r.reason === undefined && (r.action === 'StartContainer' || r.action === 'InitContainer')))
+      void refreshAfterStart(o, pod);
     // The failures of this sync show at once (upstream shows them one sync later).
     statusManager.setPodStatus(pod, generate(pod, runtimeStatus, false));
     if (result.error !== undefined) {
@@ -109,7 +110,8 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
   };
 
   return {
-    syncPod: (updateType, pod, runtimeStatus, signal) => timed(o.clock, workerDuration, updateType, syncPod)(updateType, pod, runtimeStatus, signal),
+    syncPod: (updateType, pod, runtimeStatus, signal) =>
+      timed(o.clock, workerDuration, updateType, syncPod)(updateType, pod, runtimeStatus, signal),
 
     // Upstream Kubelet.SyncTerminatingPod.
     syncTerminatingPod: timed(o.clock, workerDuration, 'kill', async (pod, runtimeStatus, gracePeriodSeconds) => {
@@ -117,7 +119,9 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       statusManager.setPodStatus(pod, generate(pod, runtimeStatus, false));
       const result = await runtime.killPod(pod, toRunningPodWithAllContainers(runtimeStatus), gracePeriodSeconds);
       if (result.error !== undefined) {
-        throw new PodLifecycleError('KILL_FAILED', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, { cause: result.error });
+        throw new PodLifecycleError('KILL_FAILED', `failed to kill pod ${JSON.stringify(podKey(pod))}: ${result.error.message}`, {
+          cause: result.error,
+        });
       }
       const after = await runtime.getPodStatus(uid, pod.metadata.name, pod.metadata.namespace);
       const stillRunning = after.containers.filter((c) => c.state === 'running').map((c) => c.name);
@@ -130,10 +134,17 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
     }),
 
     async syncTerminatingRuntimePod(runningPod, gracePeriodSeconds) {
-      logger.info('Killing orphaned pod found in the runtime', { pod: `${runningPod.namespace}/${runningPod.name}`, podUID: runningPod.uid });
+      logger.info('Killing orphaned pod found in the runtime', {
+        pod: `${runningPod.namespace}/${runningPod.name}`,
+        podUID: runningPod.uid,
+      });
       const result = await runtime.killPod(undefined, runningPod, gracePeriodSeconds);
       if (result.error !== undefined) {
-        throw new PodLifecycleError('KILL_FAILED', `failed to kill orphaned pod ${JSON.stringify(runningPod.uid)}: ${result.error.message}`, { cause: result.error });
+        throw new PodLifecycleError(
+          'KILL_FAILED',
+          `failed to kill orphaned pod ${JSON.stringify(runningPod.uid)}: ${result.error.message}`,
+          { cause: result.error },
+        );
       }
     },
 
@@ -146,7 +157,11 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
         try {
           await o.podCgroups.destroy(pod.metadata.uid);
         } catch (err) {
-          throw new PodLifecycleError('POD_CGROUP_ERROR', `failed to remove the cgroup of pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`, { cause: err });
+          throw new PodLifecycleError(
+            'POD_CGROUP_ERROR',
+            `failed to remove the cgroup of pod ${JSON.stringify(podKey(pod))}: ${errorMessage(err)}`,
+            { cause: err },
+          );
         }
       }
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
@@ -178,7 +193,12 @@ async function refreshAfterStart(o: PodSyncerOptions, pod: Pod): Promise<void> {
 }
 
 /** The function, observing how long each call took into the histogram under `operation`. */
-function timed<A extends unknown[], R>(clock: Clock, histogram: Histogram<'operation'>, operation: string, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+function timed<A extends unknown[], R>(
+  clock: Clock,
+  histogram: Histogram<'operation'>,
+  operation: string,
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   return async (...args) => {
     const start = clock.now();
     try {

@@ -69,12 +69,37 @@ describe('generatePodStatus: phase', () => {
       containers: () => [rc('a', 'running')],
       phase: 'Pending',
     },
-    { name: 'Always, exited 1 → Running (restarting)', pod: () => makePod(), containers: () => [rc('app', 'exited', { exitCode: 1 })], phase: 'Running' },
+    {
+      name: 'Always, exited 1 → Running (restarting)',
+      pod: () => makePod(),
+      containers: () => [rc('app', 'exited', { exitCode: 1 })],
+      phase: 'Running',
+    },
     { name: 'Always, exited 0 → Running (restarting)', pod: () => makePod(), containers: () => [rc('app', 'exited')], phase: 'Running' },
-    { name: 'Never, exited 0 → Succeeded', pod: () => makePod({ restartPolicy: 'Never' }), containers: () => [rc('app', 'exited')], phase: 'Succeeded' },
-    { name: 'Never, exited 1 → Failed', pod: () => makePod({ restartPolicy: 'Never' }), containers: () => [rc('app', 'exited', { exitCode: 1 })], phase: 'Failed' },
-    { name: 'OnFailure, exited 0 → Succeeded', pod: () => makePod({ restartPolicy: 'OnFailure' }), containers: () => [rc('app', 'exited')], phase: 'Succeeded' },
-    { name: 'OnFailure, exited 2 → Running', pod: () => makePod({ restartPolicy: 'OnFailure' }), containers: () => [rc('app', 'exited', { exitCode: 2 })], phase: 'Running' },
+    {
+      name: 'Never, exited 0 → Succeeded',
+      pod: () => makePod({ restartPolicy: 'Never' }),
+      containers: () => [rc('app', 'exited')],
+      phase: 'Succeeded',
+    },
+    {
+      name: 'Never, exited 1 → Failed',
+      pod: () => makePod({ restartPolicy: 'Never' }),
+      containers: () => [rc('app', 'exited', { exitCode: 1 })],
+      phase: 'Failed',
+    },
+    {
+      name: 'OnFailure, exited 0 → Succeeded',
+      pod: () => makePod({ restartPolicy: 'OnFailure' }),
+      containers: () => [rc('app', 'exited')],
+      phase: 'Succeeded',
+    },
+    {
+      name: 'OnFailure, exited 2 → Running',
+      pod: () => makePod({ restartPolicy: 'OnFailure' }),
+      containers: () => [rc('app', 'exited', { exitCode: 2 })],
+      phase: 'Running',
+    },
     {
       name: 'init running → Pending',
       pod: () => makePod({ initContainers: [{ name: 'init' }] }),
@@ -146,7 +171,11 @@ describe('generatePodStatus: phase', () => {
 
   it('an eviction (active deadline) makes the pod Failed with its reason, and the conditions follow', () => {
     const s = gen(makePod(), [rc('app', 'running')], { evict: DEADLINE_EXCEEDED });
-    expect(s).toMatchObject({ phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(s).toMatchObject({
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    });
     expect(cond(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'PodFailed' });
   });
 
@@ -236,14 +265,18 @@ describe('generatePodStatus: container states and reasons', () => {
     expect(cs(s, 'app')?.state?.terminated?.exitCode).toBe(1);
   });
 
-  it.each(['ErrImagePull', 'ImagePullBackOff', 'CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'InvalidImageName'])(
-    'shows a never-started container waiting with reason %s',
-    (reason) => {
-      const s = gen(makePod(), [], { reasons: reasonsOf({ app: { reason, message: `details of ${reason}` } }) });
-      expect(cs(s, 'app')?.state).toEqual({ waiting: { reason, message: `details of ${reason}` } });
-      expect(s.phase).toBe('Pending');
-    },
-  );
+  it.each([
+    'ErrImagePull',
+    'ImagePullBackOff',
+    'CreateContainerConfigError',
+    'CreateContainerError',
+    'RunContainerError',
+    'InvalidImageName',
+  ])('shows a never-started container waiting with reason %s', (reason) => {
+    const s = gen(makePod(), [], { reasons: reasonsOf({ app: { reason, message: `details of ${reason}` } }) });
+    expect(cs(s, 'app')?.state).toEqual({ waiting: { reason, message: `details of ${reason}` } });
+    expect(s.phase).toBe('Pending');
+  });
 
   it('ignores a stale failure reason for a container that runs now', () => {
     const s = gen(makePod(), [rc('app', 'running')], { reasons: reasonsOf({ app: { reason: 'ErrImagePull', message: 'x' } }) });
@@ -256,7 +289,13 @@ describe('generatePodStatus: container states and reasons', () => {
     const status = cs(gen(makePod(), [old, now]), 'app');
     expect(status?.state?.running).toBeDefined();
     expect(status?.lastState).toEqual({
-      terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: iso(T0 + 1000), finishedAt: iso(T0 + 5000), containerID: 'containerd://a' },
+      terminated: {
+        exitCode: 137,
+        reason: 'OOMKilled',
+        startedAt: iso(T0 + 1000),
+        finishedAt: iso(T0 + 5000),
+        containerID: 'containerd://a',
+      },
     });
     expect(status?.restartCount).toBe(1);
   });
@@ -315,8 +354,16 @@ describe('generatePodStatus: conditions', () => {
   it('ContainersNotReady with upstream messages for unready containers', () => {
     const pod = makePod({ containers: [{ name: 'a' }, { name: 'b' }] });
     const s = gen(pod, [rc('a', 'running'), rc('b', 'exited', { exitCode: 1 })]);
-    expect(cond(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [b]' });
-    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [b]' });
+    expect(cond(s, 'ContainersReady')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [b]',
+    });
+    expect(cond(s, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [b]',
+    });
   });
 
   it('ContainersNotInitialized while an init container has not completed', () => {
@@ -377,7 +424,12 @@ describe('generatePodStatus: conditions', () => {
 describe('generatePodStatus: addresses, start time, QoS', () => {
   it('takes podIP(s) from the sandbox and hostIP(s) from the node', () => {
     const s = gen(makePod(), [rc('app', 'running')], { nodeIPs: ['192.168.1.10', 'fd00::10'] });
-    expect(s).toMatchObject({ podIP: '10.88.0.5', podIPs: [{ ip: '10.88.0.5' }], hostIP: '192.168.1.10', hostIPs: [{ ip: '192.168.1.10' }, { ip: 'fd00::10' }] });
+    expect(s).toMatchObject({
+      podIP: '10.88.0.5',
+      podIPs: [{ ip: '10.88.0.5' }],
+      hostIP: '192.168.1.10',
+      hostIPs: [{ ip: '192.168.1.10' }, { ip: 'fd00::10' }],
+    });
   });
 
   it('gives a host-network pod the node IP as its pod IP', () => {
@@ -400,7 +452,9 @@ describe('generatePodStatus: addresses, start time, QoS', () => {
 
   it('reports the QoS class', () => {
     expect(gen(makePod(), []).qosClass).toBe('BestEffort');
-    const guaranteed = makePod({ containers: [{ name: 'app', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }] });
+    const guaranteed = makePod({
+      containers: [{ name: 'app', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } }],
+    });
     expect(gen(guaranteed, []).qosClass).toBe('Guaranteed');
   });
 });

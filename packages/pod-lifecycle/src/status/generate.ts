@@ -60,7 +60,10 @@ export interface GeneratePodStatusInput {
 }
 
 /** Upstream activeDeadlineHandler's reason and message. */
-export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } as const;
+export const DEADLINE_EXCEEDED = {
+  reason: 'DeadlineExceeded',
+  message: 'Pod was active on the node longer than the specified deadline',
+} as const;
 
 /** Upstream activeDeadlineHandler.pastActiveDeadline: startTime + activeDeadlineSeconds has passed. */
 export function pastActiveDeadline(pod: Pod, startTime: string | undefined, now: number): boolean {
@@ -79,7 +82,11 @@ function isTerminalPhase(phase: string | undefined): phase is 'Succeeded' | 'Fai
 }
 
 /** Upstream getPhase: the pod phase from its container statuses (regular, init and sidecar). */
-export function getPodPhase(pod: Pod, statuses: readonly ContainerStatus[], podIsTerminal: boolean): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+export function getPodPhase(
+  pod: Pod,
+  statuses: readonly ContainerStatus[],
+  podIsTerminal: boolean,
+): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
   const spec = pod.spec;
   const find = (name: string): ContainerStatus | undefined => statuses.find((s) => s.name === name);
   let pendingInitialization = 0;
@@ -149,7 +156,11 @@ export function getPodPhase(pod: Pod, statuses: readonly ContainerStatus[], podI
   return 'Pending';
 }
 
-function convertState(cs: RuntimeContainerStatus, containerID: string, old: ContainerStatus | undefined): { state: ContainerState; restartBump: boolean } {
+function convertState(
+  cs: RuntimeContainerStatus,
+  containerID: string,
+  old: ContainerStatus | undefined,
+): { state: ContainerState; restartBump: boolean } {
   switch (cs.state) {
     case 'running':
       return { state: { running: cs.startedAt !== undefined ? { startedAt: rfc3339(cs.startedAt) } : {} }, restartBump: false };
@@ -174,7 +185,13 @@ function convertState(cs: RuntimeContainerStatus, containerID: string, old: Cont
       if (old?.state?.running !== undefined) {
         // It ran and can no longer be found: report it stopped, not waiting (a run-once pod must not run twice).
         return {
-          state: { terminated: { exitCode: 137, reason: STATUS_UNKNOWN, message: 'The container could not be located when the pod was terminated' } },
+          state: {
+            terminated: {
+              exitCode: 137,
+              reason: STATUS_UNKNOWN,
+              message: 'The container could not be located when the pod was terminated',
+            },
+          },
           restartBump: true,
         };
       }
@@ -311,8 +328,18 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
   }
   s.qosClass = getPodQOSClass(pod);
   const common = { pod, runtimeStatus, reasons, runtimeName, hasInitContainers: hasInit };
-  const containerStatuses = convertToAPIContainerStatuses({ ...common, previous: old.containerStatuses ?? [], containers: pod.spec.containers, isInit: false });
-  const initStatuses = convertToAPIContainerStatuses({ ...common, previous: old.initContainerStatuses ?? [], containers: pod.spec.initContainers ?? [], isInit: true });
+  const containerStatuses = convertToAPIContainerStatuses({
+    ...common,
+    previous: old.containerStatuses ?? [],
+    containers: pod.spec.containers,
+    isInit: false,
+  });
+  const initStatuses = convertToAPIContainerStatuses({
+    ...common,
+    previous: old.initContainerStatuses ?? [],
+    containers: pod.spec.initContainers ?? [],
+    isInit: true,
+  });
 
   // What the probe manager does upstream (UpdatePodStatus): started and ready per container.
   const idOf = (st: ContainerStatus): string => (st.containerID ?? '').replace(/^[^:]+:\/\//, '');

@@ -41,7 +41,9 @@ export function makePod(options: MakePodOptions = {}): Pod {
       containers: (options.containers ?? [{ name: 'app' }]).map(toContainer),
       ...(options.initContainers !== undefined ? { initContainers: options.initContainers.map(toContainer) } : {}),
       restartPolicy: options.restartPolicy ?? 'Always',
-      ...(options.terminationGracePeriodSeconds !== undefined ? { terminationGracePeriodSeconds: options.terminationGracePeriodSeconds } : {}),
+      ...(options.terminationGracePeriodSeconds !== undefined
+        ? { terminationGracePeriodSeconds: options.terminationGracePeriodSeconds }
+        : {}),
       ...(options.hostNetwork !== undefined ? { hostNetwork: options.hostNetwork } : {}),
       ...options.spec,
     },

@@ -16,7 +16,9 @@ function kubelet(): Kubelet {
 }
 
 async function runningContainerIds(pod: Pod): Promise<string[]> {
-  const { containers } = await suite.client.runtime.listContainers({ filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.metadata.uid } } });
+  const { containers } = await suite.client.runtime.listContainers({
+    filter: { labelSelector: { 'io.kubernetes.pod.uid': pod.metadata.uid } },
+  });
   return containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
 }
 
@@ -53,7 +55,14 @@ describe('pod lifecycle against containerd', () => {
     expect(status.hostIP).toBe('127.0.0.1');
     const [id] = await runningContainerIds(pod);
     expect(status.containerStatuses).toEqual([
-      expect.objectContaining({ name: 'main', ready: true, started: true, restartCount: 0, containerID: `containerd://${id}`, state: { running: { startedAt: expect.any(String) } } }),
+      expect.objectContaining({
+        name: 'main',
+        ready: true,
+        started: true,
+        restartCount: 0,
+        containerID: `containerd://${id}`,
+        state: { running: { startedAt: expect.any(String) } },
+      }),
     ]);
 
     const dataDir = path.join(suite.root, 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'data');
@@ -106,7 +115,9 @@ describe('pod lifecycle against containerd', () => {
     expect(done.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(done.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
     await waitFor('the sandbox of the finished pod stopped', async () => {
-      const { items } = await suite.client.runtime.listPodSandbox({ filter: { labelSelector: { 'io.kubernetes.pod.uid': once.metadata.uid } } });
+      const { items } = await suite.client.runtime.listPodSandbox({
+        filter: { labelSelector: { 'io.kubernetes.pod.uid': once.metadata.uid } },
+      });
       return items.length > 0 && items.every((s) => s.state === 'SANDBOX_NOTREADY') ? true : undefined;
     });
   });
@@ -128,7 +139,9 @@ describe('pod lifecycle against containerd', () => {
     // A new kubelet whose sources only have `kept`.
     const second = kubelet();
     second.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [kept] });
-    await waitFor('kept Running in the new kubelet', () => (second.lifecycle.getPodStatus(kept.metadata.uid)?.phase === 'Running' ? true : undefined));
+    await waitFor('kept Running in the new kubelet', () =>
+      second.lifecycle.getPodStatus(kept.metadata.uid)?.phase === 'Running' ? true : undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // Before the sources are ready nothing is killed.
     expect((await runningContainerIds(orphan)).length).toBe(1);

@@ -50,6 +50,10 @@ export function decodePodsBody(body: string, o: PodsBodyOrigin): DecodePodsBodyR
   const value = parsed.value;
   const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
   if (kind === 'PodList') return decodePodList(value, o);
-  const decoded = decodeStaticPod(value, { source: 'http', location: o.url, nodeName: o.nodeName }, { allowedObjectReferences: o.allowedObjectReferences });
+  const decoded = decodeStaticPod(
+    value,
+    { source: 'http', location: o.url, nodeName: o.nodeName },
+    { allowedObjectReferences: o.allowedObjectReferences },
+  );
   return decoded.ok ? { ok: true, pods: [decoded.pod] } : decoded;
 }

@@ -68,7 +68,11 @@ export function createManifestCache(run: FileSourceRun): ManifestCache {
       state.stamp = read.stamp;
       const parsed = parseManifest(read.text, file);
       if (!parsed.ok) return fail(parsed.path, parsed.reason);
-      const decoded = decodeStaticPod(parsed.value, { source: 'file', location: file, nodeName: run.nodeName }, { allowedObjectReferences: run.allowedObjectReferences });
+      const decoded = decodeStaticPod(
+        parsed.value,
+        { source: 'file', location: file, nodeName: run.nodeName },
+        { allowedObjectReferences: run.allowedObjectReferences },
+      );
       if (!decoded.ok) {
         state.contentErrors = decoded.errors;
         return;

@@ -1,7 +1,16 @@
 import { open, readdir, stat } from 'node:fs/promises';
 
 /** What the file source needs of a stat. */
-export type FileStat = { isFile(): boolean; isDirectory(): boolean; dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number; birthtimeMs: number };
+export type FileStat = {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  birthtimeMs: number;
+};
 
 /** File-system calls of the file source; injectable so tests can count what is read. */
 export interface ManifestFs {

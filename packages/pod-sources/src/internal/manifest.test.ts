@@ -7,7 +7,10 @@ describe('parseManifest', () => {
   });
 
   it('reads JSON', () => {
-    expect(parseManifest('{"kind":"Pod","spec":{"containers":[]}}')).toEqual({ ok: true, value: { kind: 'Pod', spec: { containers: [] } } });
+    expect(parseManifest('{"kind":"Pod","spec":{"containers":[]}}')).toEqual({
+      ok: true,
+      value: { kind: 'Pod', spec: { containers: [] } },
+    });
   });
 
   it('reads JSON with JSON.parse and falls back to YAML when it is not JSON', () => {

@@ -1,6 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 
-export type ManifestParse = { ok: true; value: unknown } | { ok: false, path: string; reason: string };
+export type ManifestParse = { ok: true; value: unknown } | { ok: false; path: string; reason: string };
 
 /**
  * Parses one manifest (YAML or JSON) as Go's sigs.k8s.io/yaml would: YAML 1.1, so `0644` is octal

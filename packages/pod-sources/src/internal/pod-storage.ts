@@ -46,7 +46,14 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
       const name = podFullName(pod);
       if (names.has(name)) {
         o.logger.warn('Pod failed validation due to duplicate pod name, ignoring', { pod: name, source });
-        o.reportErrors([{ source, file: name, path: 'metadata.name', reason: `Duplicate value ${JSON.stringify(pod.metadata.name)}: another pod of this source has the same name` }]);
+        o.reportErrors([
+          {
+            source,
+            file: name,
+            path: 'metadata.name',
+            reason: `Duplicate value ${JSON.stringify(pod.metadata.name)}: another pod of this source has the same name`,
+          },
+        ]);
         continue;
       }
       names.add(name);

@@ -87,7 +87,12 @@ export class ProbeWorker {
     this.probeType = probeType;
     this.spec = spec;
     this.#periodMs = Math.max(1, spec.periodSeconds ?? 10) * 1000;
-    this.#logger = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, podUID: pod.metadata.uid, containerName: container.name, probeType: probeTypeName(probeType) });
+    this.#logger = logger.child({
+      pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+      podUID: pod.metadata.uid,
+      containerName: container.name,
+      probeType: probeTypeName(probeType),
+    });
   }
 
   get containerId(): string {
@@ -218,11 +223,20 @@ export class ProbeWorker {
     if (this.#stopped) return false;
     const seconds = (this.#ctx.clock.now() - startedAt) / 1000;
     const typeName = probeTypeName(this.probeType);
-    const labels = { probe_type: typeName, container: this.container.name, pod: entry.pod.metadata.name, namespace: entry.pod.metadata.namespace };
+    const labels = {
+      probe_type: typeName,
+      container: this.container.name,
+      pod: entry.pod.metadata.name,
+      namespace: entry.pod.metadata.namespace,
+    };
     if (outcome instanceof Error) {
       this.#ctx.metrics.inc({ ...labels, pod_uid: this.podUID, result: 'unknown' });
       this.#logger.error('Probe errored', { err: errorMessage(outcome) });
-      this.#logger.warn(`${typeName} probe errored: ${errorMessage(outcome)}`, { reason: Reason.Unhealthy, type: 'Warning', containerID: c.id });
+      this.#logger.warn(`${typeName} probe errored: ${errorMessage(outcome)}`, {
+        reason: Reason.Unhealthy,
+        type: 'Warning',
+        containerID: c.id,
+      });
       return true; // prober error: throw the result away
     }
     const result: ProbeResult = outcome.result === 'success' || outcome.result === 'warning' ? 'success' : 'failure';
@@ -236,7 +250,13 @@ export class ProbeWorker {
       this.#logger.debug('Probe unknown without error', { probeResult: 'unknown', output: outcome.output });
     } else {
       // Upstream records the event "Unhealthy: <Type> probe failed: <output>".
-      this.#logger.warn(`${typeName} probe failed: ${outcome.output}`, { reason: Reason.Unhealthy, type: 'Warning', containerID: c.id, probeResult: 'failure', output: outcome.output });
+      this.#logger.warn(`${typeName} probe failed: ${outcome.output}`, {
+        reason: Reason.Unhealthy,
+        type: 'Warning',
+        containerID: c.id,
+        probeResult: 'failure',
+        output: outcome.output,
+      });
     }
 
     if (this.#lastResult === result) this.#resultRun++;
@@ -244,7 +264,10 @@ export class ProbeWorker {
       this.#lastResult = result;
       this.#resultRun = 1;
     }
-    if ((result === 'failure' && this.#resultRun < (this.spec.failureThreshold ?? 3)) || (result === 'success' && this.#resultRun < (this.spec.successThreshold ?? 1))) {
+    if (
+      (result === 'failure' && this.#resultRun < (this.spec.failureThreshold ?? 3)) ||
+      (result === 'success' && this.#resultRun < (this.spec.successThreshold ?? 1))
+    ) {
       return true; // below the threshold: the cached result stays
     }
     this.#set(result);
@@ -263,7 +286,10 @@ export class ProbeWorker {
       let release: (() => void) | undefined;
       try {
         release = await this.#ctx.limiter.acquire(this.#abort.signal);
-        const outcome = await this.#ctx.prober({ probeType: this.probeType, pod, container: this.container, containerId: this.#containerId, podIP }, this.#abort.signal);
+        const outcome = await this.#ctx.prober(
+          { probeType: this.probeType, pod, container: this.container, containerId: this.#containerId, podIP },
+          this.#abort.signal,
+        );
         return outcome;
       } catch (err) {
         if (this.#stopped) return err instanceof Error ? err : new Error(String(err));

@@ -10,7 +10,13 @@ function text(data: string | Uint8Array): string {
  * the command's output (stdout then stderr), a timeout fails with `command "…" timed out`; any
  * other error is thrown (the worker retries, then throws the result away).
  */
-export async function doExecProbe(exec: ExecFn, containerId: string, cmd: string[], timeoutSeconds: number, signal: AbortSignal): Promise<ProbeOutcome> {
+export async function doExecProbe(
+  exec: ExecFn,
+  containerId: string,
+  cmd: string[],
+  timeoutSeconds: number,
+  signal: AbortSignal,
+): Promise<ProbeOutcome> {
   try {
     const r = await exec(containerId, cmd, timeoutSeconds, signal);
     const output = text(r.stdout) + text(r.stderr);

@@ -123,7 +123,10 @@ export async function doGrpcProbe(
     const e = err as grpc.ServiceError;
     switch (e.code) {
       case grpc.status.UNIMPLEMENTED:
-        return { result: 'failure', output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${e.details}` };
+        return {
+          result: 'failure',
+          output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${e.details}`,
+        };
       case grpc.status.DEADLINE_EXCEEDED:
         return { result: 'failure', output: `timeout: health rpc did not complete within ${timeout}` };
       case grpc.status.UNAVAILABLE:

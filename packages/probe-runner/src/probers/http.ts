@@ -51,7 +51,8 @@ export async function doHttpProbe(request: HttpProbeRequest, signal?: AbortSigna
           url = next;
           continue;
         }
-        if (redirects >= MAX_REDIRECTS) return { result: 'failure', output: `Get ${JSON.stringify(next.toString())}: stopped after 10 redirects` };
+        if (redirects >= MAX_REDIRECTS)
+          return { result: 'failure', output: `Get ${JSON.stringify(next.toString())}: stopped after 10 redirects` };
         let body: string;
         try {
           body = await readBody(res, controller.signal);

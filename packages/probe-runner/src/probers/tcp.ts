@@ -25,10 +25,13 @@ export function doTcpProbe(host: string, port: number, timeoutMs: number, signal
     socket.once('connect', () => finish({ result: 'success', output: '' }));
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const text =
-        err.code === 'ECONNREFUSED' ? 'connect: connection refused'
-        : err.code === 'EHOSTUNREACH' ? 'connect: no route to host'
-        : err.code === 'ENETUNREACH' ? 'connect: network is unreachable'
-        : err.message;
+        err.code === 'ECONNREFUSED'
+          ? 'connect: connection refused'
+          : err.code === 'EHOSTUNREACH'
+            ? 'connect: no route to host'
+            : err.code === 'ENETUNREACH'
+              ? 'connect: network is unreachable'
+              : err.message;
       finish({ result: 'failure', output: `dial tcp ${addr}: ${text}` });
     });
   });

@@ -16,7 +16,11 @@ export type FakeExecOutcome = ExecResult | 'timeout' | Error;
  */
 export class FakeExec {
   readonly calls: FakeExecCall[] = [];
-  #handler: (containerId: string, cmd: string[]) => FakeExecOutcome | Promise<FakeExecOutcome> = () => ({ exitCode: 0, stdout: '', stderr: '' });
+  #handler: (containerId: string, cmd: string[]) => FakeExecOutcome | Promise<FakeExecOutcome> = () => ({
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+  });
 
   /** Sets how commands answer. */
   setHandler(handler: (containerId: string, cmd: string[]) => FakeExecOutcome | Promise<FakeExecOutcome>): void {

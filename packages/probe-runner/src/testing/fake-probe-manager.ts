@@ -31,7 +31,12 @@ export class FakeProbeManager implements ProbeManager {
   }
 
   /** Sets a cached result (announced to onResultChange listeners when it changed). */
-  setResult(type: ProbeType, containerId: string, result: ProbeResult, ref: { podUID: string; containerName: string } = { podUID: '', containerName: '' }): void {
+  setResult(
+    type: ProbeType,
+    containerId: string,
+    result: ProbeResult,
+    ref: { podUID: string; containerName: string } = { podUID: '', containerName: '' },
+  ): void {
     this.results[type].set(containerId, result, ref);
   }
 

@@ -56,7 +56,10 @@ const signal = new AbortController().signal;
 test('exec probes through CRI ExecSync: success, failure with the output, and a timeout that counts as a failure', async () => {
   const prober = createProber({ exec: createCriExecFn(client.runtime) });
   const exec = (command: string[], timeoutSeconds = 2) =>
-    prober(target(newPod({ containers: [{ name: 'app', livenessProbe: { exec: { command }, timeoutSeconds } }] }), execContainerId), signal);
+    prober(
+      target(newPod({ containers: [{ name: 'app', livenessProbe: { exec: { command }, timeoutSeconds } }] }), execContainerId),
+      signal,
+    );
 
   expect(await exec(['true'])).toEqual({ result: 'success', output: '' });
   expect(await exec(['sh', '-c', 'echo out; echo err >&2; exit 3'])).toEqual({ result: 'failure', output: 'out\nerr\n' });
@@ -71,9 +74,19 @@ test('httpGet and tcpSocket probes reach the pod IP', async () => {
   expect(podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
   const prober = createProber({ exec: createCriExecFn(client.runtime) });
   const web = (probe: Pod['spec']['containers'][number]['livenessProbe']) =>
-    prober(target(newPod({ containers: [{ name: 'web', ports: [{ name: 'http', containerPort: 8080 }], livenessProbe: probe }] }), ''), signal);
-  await waitFor('http-echo answering', async () => ((await web({ tcpSocket: { port: 'http' }, timeoutSeconds: 1 })).result === 'success' ? true : undefined), 15_000);
-  expect(await web({ httpGet: { path: '/healthz', port: 'http', scheme: 'HTTP' }, timeoutSeconds: 1 })).toEqual({ result: 'success', output: 'ok' });
+    prober(
+      target(newPod({ containers: [{ name: 'web', ports: [{ name: 'http', containerPort: 8080 }], livenessProbe: probe }] }), ''),
+      signal,
+    );
+  await waitFor(
+    'http-echo answering',
+    async () => ((await web({ tcpSocket: { port: 'http' }, timeoutSeconds: 1 })).result === 'success' ? true : undefined),
+    15_000,
+  );
+  expect(await web({ httpGet: { path: '/healthz', port: 'http', scheme: 'HTTP' }, timeoutSeconds: 1 })).toEqual({
+    result: 'success',
+    output: 'ok',
+  });
   expect((await web({ tcpSocket: { port: 9 }, timeoutSeconds: 1 })).result).toBe('failure');
 });
 
@@ -84,13 +97,23 @@ test('a probe manager flips readiness when a file appears in the container', asy
   const pod = newPod({
     name,
     uid,
-    containers: [{ name: 'app', readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1, failureThreshold: 1 } }],
+    containers: [
+      { name: 'app', readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1, failureThreshold: 1 } },
+    ],
   });
   const status: PodStatus = {
     phase: 'Running',
     podIP,
     containerStatuses: [
-      { name: 'app', containerID: `containerd://${execContainerId}`, state: { running: { startedAt: new Date().toISOString() } }, ready: false, restartCount: 0, image: '', imageID: '' },
+      {
+        name: 'app',
+        containerID: `containerd://${execContainerId}`,
+        state: { running: { startedAt: new Date().toISOString() } },
+        ready: false,
+        restartCount: 0,
+        image: '',
+        imageID: '',
+      },
     ],
   };
   try {
@@ -103,7 +126,11 @@ test('a probe manager flips readiness when a file appears in the container', asy
       ['readiness', 'failure'],
       ['readiness', 'success'],
     ]);
-    expect(manager.metrics().probeTotal.find((s) => s.labels.result === 'successful')?.labels).toMatchObject({ probe_type: 'Readiness', container: 'app', pod_uid: uid });
+    expect(manager.metrics().probeTotal.find((s) => s.labels.result === 'successful')?.labels).toMatchObject({
+      probe_type: 'Readiness',
+      container: 'app',
+      pod_uid: uid,
+    });
   } finally {
     await manager.stop();
   }

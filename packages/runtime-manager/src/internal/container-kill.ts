@@ -61,7 +61,10 @@ export async function killContainer(ctx: RuntimeContext, request: KillContainerR
     // The spec is gone (the kubelet restarted after the pod was deleted): rebuild what matters from annotations.
     const restored = await restoreSpecs(ctx, containerId, name, request.pod);
     if (restored === undefined) {
-      await ctx.runtime.stopContainer({ containerId, timeout: gracePeriodOverrideSeconds ?? MINIMUM_GRACE_PERIOD_SECONDS }, { ignoreNotFound: true });
+      await ctx.runtime.stopContainer(
+        { containerId, timeout: gracePeriodOverrideSeconds ?? MINIMUM_GRACE_PERIOD_SECONDS },
+        { ignoreNotFound: true },
+      );
       return;
     }
     pod = restored.pod;

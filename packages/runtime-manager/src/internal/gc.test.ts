@@ -71,7 +71,10 @@ describe('garbageCollect', () => {
     const env = setup();
     const pod = makePod({ containers: [side] });
     await crashLoop(env, pod, 1);
-    await env.manager.killPod(pod, (await env.manager.getPods(false))[0] ?? { uid: 'uid-1', name: 'web', namespace: 'prod', sandboxes: [], containers: [] });
+    await env.manager.killPod(
+      pod,
+      (await env.manager.getPods(false))[0] ?? { uid: 'uid-1', name: 'web', namespace: 'prod', sandboxes: [], containers: [] },
+    );
     await access(path.join(env.logsDir, 'prod_web_uid-1'));
     // not all sources ready: containers of deleted pods stay
     await env.manager.garbageCollect(policy, false, () => true);
@@ -167,7 +170,9 @@ describe('garbageCollect', () => {
     expect(st.sandboxes.map((s) => s.state)).toEqual(['ready']);
     expect(st.containers.map((c) => c.state)).toEqual(['running']);
     // the pod's log directory stays while the pod exists
-    await expect(readFile(path.join(env.logsDir, 'prod_web_uid-1', 'nothing'), 'utf8').catch((e: NodeJS.ErrnoException) => e.code)).resolves.toBe('ENOENT');
+    await expect(
+      readFile(path.join(env.logsDir, 'prod_web_uid-1', 'nothing'), 'utf8').catch((e: NodeJS.ErrnoException) => e.code),
+    ).resolves.toBe('ENOENT');
     await access(path.join(env.logsDir, 'prod_web_uid-1'));
   });
 });

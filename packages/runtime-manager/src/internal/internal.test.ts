@@ -37,9 +37,13 @@ describe('CRI log reading', () => {
   });
 
   it('joins partial lines and drops the CRI framing', () => {
-    expect(parseCriLog('2026-01-01T00:00:00Z stdout P ab\n2026-01-01T00:00:00Z stdout F cd\n2026-01-01T00:00:00Z stderr F \nbroken\n')).toEqual(['abcd', '']);
+    expect(
+      parseCriLog('2026-01-01T00:00:00Z stdout P ab\n2026-01-01T00:00:00Z stdout F cd\n2026-01-01T00:00:00Z stderr F \nbroken\n'),
+    ).toEqual(['abcd', '']);
     // Tagged records ("P:x") and lines without a valid timestamp, as cri-client's parser reads them.
-    expect(parseCriLog('2026-01-01T00:00:00Z stdout P:x ab\n2026-01-01T00:00:00Z stdout F:x cd\nyesterday stdout F ef\n')).toEqual(['abcd']);
+    expect(parseCriLog('2026-01-01T00:00:00Z stdout P:x ab\n2026-01-01T00:00:00Z stdout F:x cd\nyesterday stdout F ef\n')).toEqual([
+      'abcd',
+    ]);
   });
 
   it('keeps the last 80 lines, at most 2 KiB', async () => {
@@ -75,7 +79,14 @@ describe('lifecycle handlers', () => {
     try {
       const deps = { runtimeService: new FakeRuntimeService(), clock: new FakeClock(), httpTimeoutMs: 2000 };
       const named: Container = { ...container, ports: [{ name: 'http', containerPort: port }] };
-      const message = await runLifecycleHandler(deps, 'id', pod, named, { httpGet: { path: 'hook', port: 'http', httpHeaders: [{ name: 'X-Hook', value: 'yes' }] } }, '127.0.0.1');
+      const message = await runLifecycleHandler(
+        deps,
+        'id',
+        pod,
+        named,
+        { httpGet: { path: 'hook', port: 'http', httpHeaders: [{ name: 'X-Hook', value: 'yes' }] } },
+        '127.0.0.1',
+      );
       // any HTTP answer counts as delivered, as upstream
       expect(message).toBe('');
       expect(seen).toEqual([{ url: '/hook', header: 'yes' }]);
@@ -100,6 +111,8 @@ describe('lifecycle handlers', () => {
     expect(done).toBe(false);
     await clock.advance(1);
     expect(await sleeping).toBe('');
-    expect(await runLifecycleHandler(deps, 'id', pod, container, { tcpSocket: { port: 80 } }, '')).toMatch(/^Cannot run handler: invalid handler/);
+    expect(await runLifecycleHandler(deps, 'id', pod, container, { tcpSocket: { port: 80 } }, '')).toMatch(
+      /^Cannot run handler: invalid handler/,
+    );
   });
 });

@@ -98,7 +98,10 @@ describe('killPod', () => {
       await env.clock.sleep(60_000);
       return { exitCode: 0 };
     });
-    const pod = makePod({ terminationGracePeriodSeconds: 3, containers: [{ ...side, lifecycle: { preStop: { exec: { command: ['sleep', '60'] } } } }] });
+    const pod = makePod({
+      terminationGracePeriodSeconds: 3,
+      containers: [{ ...side, lifecycle: { preStop: { exec: { command: ['sleep', '60'] } } } }],
+    });
     const r = await running(env, pod);
     const killing = env.manager.killPod(pod, r);
     await flushMicrotasks();
@@ -115,7 +118,10 @@ describe('killPod', () => {
       execs.push(cmd);
       return {};
     });
-    const pod = makePod({ terminationGracePeriodSeconds: 45, containers: [{ ...side, lifecycle: { preStop: { exec: { command: ['cleanup'] } } } }] });
+    const pod = makePod({
+      terminationGracePeriodSeconds: 45,
+      containers: [{ ...side, lifecycle: { preStop: { exec: { command: ['cleanup'] } } } }],
+    });
     const r = await running(env, pod);
     const result = await env.manager.killPod(undefined, r);
     expect(result.error).toBeUndefined();

@@ -13,7 +13,12 @@ import { sidecarDeadline, terminationOrder } from './termination-order.js';
  * override, or the container's annotations when the spec is gone) and then the sandboxes.
  * Removes nothing.
  */
-export async function killPod(ctx: RuntimeContext, pod: Pod | undefined, running: RunningPod, gracePeriodOverrideSeconds?: number): Promise<PodSyncResult> {
+export async function killPod(
+  ctx: RuntimeContext,
+  pod: Pod | undefined,
+  running: RunningPod,
+  gracePeriodOverrideSeconds?: number,
+): Promise<PodSyncResult> {
   const results: SyncResult[] = [];
   const toStop = running.containers.filter((c) => c.state !== 'exited');
   // Read at most once, and only for an httpGet preStop hook.
@@ -31,7 +36,8 @@ export async function killPod(ctx: RuntimeContext, pod: Pod | undefined, running
   const kill = async (c: RunningContainer, deadline: number | undefined): Promise<SyncResult> => {
     const result: SyncResult = { action: 'KillContainer', target: c.name };
     try {
-      const spec = pod === undefined ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((s) => s.name === c.name);
+      const spec =
+        pod === undefined ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((s) => s.name === c.name);
       await killContainer(ctx, {
         pod,
         containerId: c.id,

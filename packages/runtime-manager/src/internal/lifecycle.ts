@@ -14,7 +14,11 @@ export function formatPod(pod: Pod): string {
 /** The message of anything thrown, also for errors from another realm (jest's VM context). */
 function messageOf(err: unknown): string {
   if (typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string') {
-    return errorMessage(err instanceof Error ? err : Object.assign(new Error((err as { message: string }).message), { cause: (err as { cause?: unknown }).cause }));
+    return errorMessage(
+      err instanceof Error
+        ? err
+        : Object.assign(new Error((err as { message: string }).message), { cause: (err as { cause?: unknown }).cause }),
+    );
   }
   return errorMessage(err);
 }
@@ -122,9 +126,7 @@ function httpGet(target: HttpTarget, timeoutMs: number, signal?: AbortSignal): P
       ...(signal === undefined ? {} : { signal }),
     };
     const req =
-      target.scheme === 'https'
-        ? https.request({ ...options, rejectUnauthorized: false }, onResponse)
-        : http.request(options, onResponse);
+      target.scheme === 'https' ? https.request({ ...options, rejectUnauthorized: false }, onResponse) : http.request(options, onResponse);
     function onResponse(res: http.IncomingMessage): void {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));

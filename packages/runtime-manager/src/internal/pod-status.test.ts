@@ -8,7 +8,12 @@ import { app, side, makePod, sync, created, setup } from './test-env.js';
 describe('getPodStatus / getPods', () => {
   it('a fresh manager reads back the same IDs, restart counts and hashes; termination messages come from the file or the log', async () => {
     const env = setup();
-    const fallback: Container = { name: 'fb', image: 'busybox:1.36', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'FallbackToLogsOnError' };
+    const fallback: Container = {
+      name: 'fb',
+      image: 'busybox:1.36',
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'FallbackToLogsOnError',
+    };
     const pod = makePod({ containers: [app, fallback] });
     await sync(env, pod);
     const before = await env.manager.getPodStatus('uid-1', 'web', 'prod');
@@ -21,12 +26,23 @@ describe('getPodStatus / getPods', () => {
     const fbLog = path.join(env.logsDir, 'prod_web_uid-1', 'fb', '0.log');
     await writeFile(
       fbLog,
-      ['2026-01-01T00:00:00.000000000Z stdout F line one', '2026-01-01T00:00:00.100000000Z stderr P part ', '2026-01-01T00:00:00.200000000Z stderr F two', ''].join('\n'),
+      [
+        '2026-01-01T00:00:00.000000000Z stdout F line one',
+        '2026-01-01T00:00:00.100000000Z stderr P part ',
+        '2026-01-01T00:00:00.200000000Z stderr F two',
+        '',
+      ].join('\n'),
     );
     env.runtime.exitContainer(appStatus?.id ?? '', 0);
     env.runtime.exitContainer(fbStatus?.id ?? '', 2);
 
-    const fresh = createRuntimeManager({ runtimeService: env.runtime, imageService: env.images, helper: env.helper, podLogsDir: env.logsDir, clock: env.clock });
+    const fresh = createRuntimeManager({
+      runtimeService: env.runtime,
+      imageService: env.images,
+      helper: env.helper,
+      podLogsDir: env.logsDir,
+      clock: env.clock,
+    });
     const after = await fresh.getPodStatus('uid-1', 'web', 'prod');
     expect(after.sandboxes.map((s) => s.id)).toEqual(before.sandboxes.map((s) => s.id));
     expect(after.ips).toEqual(before.ips);
@@ -52,7 +68,12 @@ describe('getPodStatus / getPods', () => {
     const all = await env.manager.getPods(true);
     expect(all.map((p) => p.uid).sort()).toEqual(['uid-a', 'uid-b']);
     const a = all.find((p) => p.uid === 'uid-a');
-    expect(a).toMatchObject({ name: 'web', namespace: 'prod', sandboxes: [{ state: 'ready' }], containers: [{ name: 'side', state: 'running', hash: hashContainer(side) }] });
+    expect(a).toMatchObject({
+      name: 'web',
+      namespace: 'prod',
+      sandboxes: [{ state: 'ready' }],
+      containers: [{ name: 'side', state: 'running', hash: hashContainer(side) }],
+    });
     expect(a?.containers[0]?.sandboxId).toBe(a?.sandboxes[0]?.id);
 
     const st = await env.manager.getPodStatus('uid-a', 'web', 'prod');

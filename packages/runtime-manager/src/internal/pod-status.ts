@@ -168,7 +168,9 @@ async function toContainerStatus(status: ContainerStatus): Promise<RuntimeContai
     const fallbackToLogs =
       annotations.terminationMessagePolicy === 'FallbackToLogsOnError' && status.exitCode !== 0 && status.reason !== 'ContainerCannotRun';
     let termination = '';
-    const mount = status.mounts.find((m) => m.containerPath === annotations.terminationMessagePath && annotations.terminationMessagePath !== '');
+    const mount = status.mounts.find(
+      (m) => m.containerPath === annotations.terminationMessagePath && annotations.terminationMessagePath !== '',
+    );
     if (mount !== undefined) termination = await readFileHead(mount.hostPath, MAX_TERMINATION_MESSAGE_BYTES);
     if (termination === '' && fallbackToLogs && status.logPath !== '') termination = await readLastLogLines(status.logPath);
     if (termination !== '') message = message === '' ? termination : `${message}: ${termination}`;

@@ -17,7 +17,12 @@ describe('syncPod: failures', () => {
     });
     const result = await sync(env, pod);
     expect(result.results.slice(2)).toEqual([
-      { action: 'StartContainer', target: 'missing', reason: 'ErrImageNeverPull', message: 'Container image "nothere:1" is not present with pull policy of Never' },
+      {
+        action: 'StartContainer',
+        target: 'missing',
+        reason: 'ErrImageNeverPull',
+        message: 'Container image "nothere:1" is not present with pull policy of Never',
+      },
       expect.objectContaining({ action: 'StartContainer', target: 'invalid', reason: 'InvalidImageName' }),
       { action: 'StartContainer', target: 'ok' },
     ]);
@@ -31,12 +36,20 @@ describe('syncPod: failures', () => {
     env.images.injectError('pullImage', new Error('registry down'));
     const pod = makePod({ containers: [{ name: 'pull', image: 'remote:1', imagePullPolicy: 'Always' }] });
     let result = await sync(env, pod);
-    expect(result.results.at(-1)).toMatchObject({ reason: 'ErrImagePull', message: expect.stringContaining('Failed to pull image "remote:1": ') });
+    expect(result.results.at(-1)).toMatchObject({
+      reason: 'ErrImagePull',
+      message: expect.stringContaining('Failed to pull image "remote:1": '),
+    });
 
     const env2 = setup();
     env2.helper.fail = new Error('configmap "cfg" not found');
     result = await sync(env2, makePod({ containers: [app] }));
-    expect(result.results.at(-1)).toEqual({ action: 'StartContainer', target: 'app', reason: 'CreateContainerConfigError', message: 'configmap "cfg" not found' });
+    expect(result.results.at(-1)).toEqual({
+      action: 'StartContainer',
+      target: 'app',
+      reason: 'CreateContainerConfigError',
+      message: 'configmap "cfg" not found',
+    });
 
     const env3 = setup();
     env3.runtime.injectError('createContainer', 'UNKNOWN');
@@ -80,7 +93,8 @@ describe('syncPod: failures', () => {
         action: 'StartContainer',
         target: 'named',
         reason: 'CreateContainerConfigError',
-        message: 'container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root (pod: "web_prod(uid-1)", container: named)',
+        message:
+          'container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root (pod: "web_prod(uid-1)", container: named)',
       },
       { action: 'StartContainer', target: 'ok' },
     ]);
@@ -90,7 +104,11 @@ describe('syncPod: failures', () => {
   it('a failing postStart hook kills the container and reports PostStartHookError with the upstream message', async () => {
     const env = setup();
     env.runtime.setExecHandler((_id, cmd) => (cmd.includes('fail') ? { exitCode: 1, stderr: 'boom' } : { exitCode: 0 }));
-    const hooked: Container = { name: 'hooked', image: 'busybox:1.36', lifecycle: { postStart: { exec: { command: ['sh', '-c', 'fail'] } } } };
+    const hooked: Container = {
+      name: 'hooked',
+      image: 'busybox:1.36',
+      lifecycle: { postStart: { exec: { command: ['sh', '-c', 'fail'] } } },
+    };
     const pod = makePod({ containers: [hooked] });
     const result = await sync(env, pod);
     expect(result.results.at(-1)).toEqual({
@@ -151,7 +169,8 @@ describe('maxParallelStarts (kubelet-ts)', () => {
     // a prepares its container (its log directory is the last file-system step) and queues for the slot
     // behind b's sandbox; it must then go before c's sandbox.
     const aLogDir = path.join(env.logsDir, 'prod_web_a', 'side');
-    for (const deadline = Date.now() + 10_000; !existsSync(aLogDir) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (const deadline = Date.now() + 10_000; !existsSync(aLogDir) && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 1));
     await new Promise((resolve) => setTimeout(resolve, 5));
     await env.clock.advance(1000);
     await untilCalls(env, 'createContainer', 1);

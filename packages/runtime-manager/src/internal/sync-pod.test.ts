@@ -11,7 +11,12 @@ describe('syncPod: a fresh pod', () => {
     const pod = makePod({ securityContext: { runAsUser: 1, sysctls: [{ name: 'net/ipv4/ip_forward', value: '1' }] } });
     const result = await sync(env, pod);
     expect(result.error).toBeUndefined();
-    expect(summary(result.results)).toEqual(['KillPodSandbox:uid-1', 'CreatePodSandbox:web_prod', 'StartContainer:app', 'StartContainer:side']);
+    expect(summary(result.results)).toEqual([
+      'KillPodSandbox:uid-1',
+      'CreatePodSandbox:web_prod',
+      'StartContainer:app',
+      'StartContainer:side',
+    ]);
 
     const sandboxConfig = (env.runtime.callsOf('runPodSandbox')[0]?.request as { config: PodSandboxConfig }).config;
     expect(sandboxConfig).toMatchObject({
@@ -79,7 +84,11 @@ describe('syncPod: a fresh pod', () => {
 
   it('best-effort and guaranteed resources follow the upstream formulas', async () => {
     const env = setup();
-    const guaranteed: Container = { name: 'g', image: 'busybox:1.36', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } } };
+    const guaranteed: Container = {
+      name: 'g',
+      image: 'busybox:1.36',
+      resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } },
+    };
     await sync(env, makePod({ containers: [guaranteed] }, 'uid-g'));
     expect(created(env, 'g')[0]?.linux?.resources).toMatchObject({ cpuShares: 1024, cpuQuota: 100000, oomScoreAdj: -997 });
     const best: Container = { name: 'b', image: 'busybox:1.36' };
@@ -192,7 +201,12 @@ describe('syncPod: restarts', () => {
 describe('syncPod: init containers and sidecars', () => {
   it('runs init containers one at a time before the regular containers', async () => {
     const env = setup();
-    const pod = makePod({ initContainers: [{ name: 'init1', image: 'busybox:1.36' }, { name: 'init2', image: 'busybox:1.36' }] });
+    const pod = makePod({
+      initContainers: [
+        { name: 'init1', image: 'busybox:1.36' },
+        { name: 'init2', image: 'busybox:1.36' },
+      ],
+    });
     let result = await sync(env, pod);
     expect(summary(result.results)).toEqual(['KillPodSandbox:uid-1', 'CreatePodSandbox:web_prod', 'InitContainer:init1']);
     const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');

@@ -140,7 +140,13 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
 }
 
 /** Init containers in order (a failed regular one stops initialization), then the regular containers. */
-async function startContainers(sync: PodSync, target: StartTarget, config: PodSandboxConfig, crashLoopBackoff: Backoff, signal: AbortSignal | undefined): Promise<void> {
+async function startContainers(
+  sync: PodSync,
+  target: StartTarget,
+  config: PodSandboxConfig,
+  crashLoopBackoff: Backoff,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const { ctx, pod, status, actions, results, log } = sync;
   const start = async (container: Container, action: 'StartContainer' | 'InitContainer'): Promise<boolean> => {
     // A cancelled sync (the pod worker moved on) starts nothing more.
@@ -149,7 +155,15 @@ async function startContainers(sync: PodSync, target: StartTarget, config: PodSa
     results.push(result);
     try {
       checkBackoff(ctx, pod, container, status, crashLoopBackoff);
-      await startContainer(ctx, { sandboxId: target.sandboxId, sandboxConfig: config, pod, container, status, podIPs: target.podIPs, signal });
+      await startContainer(ctx, {
+        sandboxId: target.sandboxId,
+        sandboxConfig: config,
+        pod,
+        container,
+        status,
+        podIPs: target.podIPs,
+        signal,
+      });
       return true;
     } catch (err) {
       if (err instanceof StartFailure) {

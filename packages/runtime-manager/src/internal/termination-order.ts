@@ -14,7 +14,9 @@ export interface TerminationOrder {
 /** Splits the containers to stop into the regular ones and the sidecars (restartable init containers), in stop order. */
 export function terminationOrder(pod: Pod | undefined, toStop: RunningContainer[]): TerminationOrder {
   const sidecarOrder = (pod?.spec.initContainers ?? []).filter(isRestartableInitContainer).map((c) => c.name);
-  const sidecars = toStop.filter((c) => sidecarOrder.includes(c.name)).sort((a, b) => sidecarOrder.indexOf(b.name) - sidecarOrder.indexOf(a.name));
+  const sidecars = toStop
+    .filter((c) => sidecarOrder.includes(c.name))
+    .sort((a, b) => sidecarOrder.indexOf(b.name) - sidecarOrder.indexOf(a.name));
   const regular = toStop.filter((c) => !sidecarOrder.includes(c.name));
   return { regular, sidecars };
 }
@@ -22,6 +24,9 @@ export function terminationOrder(pod: Pod | undefined, toStop: RunningContainer[
 /** When the pod's grace period, counted from `startedMs`, ends: the sidecars stop within it. */
 export function sidecarDeadline(pod: Pod, gracePeriodOverrideSeconds: number | undefined, startedMs: number): number {
   const podGrace =
-    gracePeriodOverrideSeconds ?? pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? MINIMUM_GRACE_PERIOD_SECONDS;
+    gracePeriodOverrideSeconds ??
+    pod.metadata.deletionGracePeriodSeconds ??
+    pod.spec.terminationGracePeriodSeconds ??
+    MINIMUM_GRACE_PERIOD_SECONDS;
   return startedMs + podGrace * 1000;
 }

@@ -85,7 +85,12 @@ export const app: Container = {
   terminationMessagePath: '/dev/termination-log',
   terminationMessagePolicy: 'File',
   resources: { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } },
-  securityContext: { capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] }, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsUser: 1000 },
+  securityContext: {
+    capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] },
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsUser: 1000,
+  },
   ports: [{ containerPort: 8080, hostPort: 18080, protocol: 'TCP' }],
 };
 export const side: Container = { name: 'side', image: 'web:1' };

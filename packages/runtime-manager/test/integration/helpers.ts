@@ -5,7 +5,14 @@ import type { Container, Pod } from '@kubelet-ts/api';
 import { createCriClient } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import type { RunContainerOptions, RuntimeHelper } from '@kubelet-ts/container-runtime';
-import { podCgroupParent, removeTestPod, runtimeEnv as env, testPod as suiteTestPod, useRuntimeSuite, waitFor } from '@kubelet-ts/test-support';
+import {
+  podCgroupParent,
+  removeTestPod,
+  runtimeEnv as env,
+  testPod as suiteTestPod,
+  useRuntimeSuite,
+  waitFor,
+} from '@kubelet-ts/test-support';
 
 export { env, removeTestPod, useRuntimeSuite, waitFor };
 

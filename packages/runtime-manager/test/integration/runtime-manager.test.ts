@@ -18,7 +18,8 @@ const REGISTRY = env('KUBELET_TS_REGISTRY');
 /** Removes image names pulled by a test with ctr (never CRI RemoveImage: it would drop every tag of the shared image ID). */
 function removeImageNames(repo: string): void {
   const socket = env('KUBELET_TS_CRI_ENDPOINT').replace(/^unix:\/\//, '');
-  const ctr = (...args: string[]) => execFileSync(process.env.KUBELET_TS_CTR ?? 'ctr', ['-a', socket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
+  const ctr = (...args: string[]) =>
+    execFileSync(process.env.KUBELET_TS_CTR ?? 'ctr', ['-a', socket, '-n', 'k8s.io', ...args], { encoding: 'utf8' });
   const names = ctr('images', 'ls', '-q')
     .split('\n')
     .filter((name) => name === repo || name.startsWith(`${repo.replace(/:[^:/]+$/, '')}@`));
@@ -29,7 +30,13 @@ const suite = useRuntimeSuite({ connect: newClient, tempPrefix: 'kts-rm-it-' });
 let helper: TestRuntimeHelper;
 
 function manager(): ContainerRuntime {
-  return createRuntimeManager({ runtimeService: suite.client.runtime, imageService: suite.client.image, helper, podLogsDir: LOGS, clock: systemClock });
+  return createRuntimeManager({
+    runtimeService: suite.client.runtime,
+    imageService: suite.client.image,
+    helper,
+    podLogsDir: LOGS,
+    clock: systemClock,
+  });
 }
 
 function shortBackoff(): Backoff {
@@ -65,7 +72,12 @@ describe('runtime-manager against containerd', () => {
     const rm = manager();
     const pod = testPod('two', {
       containers: [
-        { name: 'main', image: BUSYBOX, command: ['sh', '-c', 'echo hello-$(WHO); exec sleep 3600'], env: [{ name: 'WHO', value: 'main' }] },
+        {
+          name: 'main',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo hello-$(WHO); exec sleep 3600'],
+          env: [{ name: 'WHO', value: 'main' }],
+        },
         { name: 'web', image: HTTP, ports: [{ containerPort: 8080, protocol: 'TCP' }] },
       ],
     });
@@ -135,7 +147,10 @@ describe('runtime-manager against containerd', () => {
     st = await exited(1);
     // it exited again at once: back-off of 1 s
     result = await rm.syncPod(pod, st, backoff);
-    expect(result.results[0]).toMatchObject({ reason: 'CrashLoopBackOff', message: expect.stringContaining('back-off 1s restarting failed container=crash') });
+    expect(result.results[0]).toMatchObject({
+      reason: 'CrashLoopBackOff',
+      message: expect.stringContaining('back-off 1s restarting failed container=crash'),
+    });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     result = await syncOnce(rm, pod, backoff);
     expect(result.results).toEqual([{ action: 'StartContainer', target: 'crash' }]);
@@ -217,7 +232,9 @@ describe('runtime-manager against containerd', () => {
     });
     const id = st.containers[0]!.id;
     const cgroup = (controller: string, file: string) =>
-      fs.readFileSync(path.join('/sys/fs/cgroup', controller, `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`, id, file), 'utf8').trim();
+      fs
+        .readFileSync(path.join('/sys/fs/cgroup', controller, `${env('KUBELET_TS_CGROUP_ROOT')}/pod${pod.metadata.uid}`, id, file), 'utf8')
+        .trim();
     expect(cgroup('cpu', 'cpu.shares')).toBe('256');
     expect(cgroup('cpu', 'cpu.cfs_period_us')).toBe('100000');
     expect(cgroup('cpu', 'cpu.cfs_quota_us')).toBe('50000');
@@ -237,7 +254,14 @@ describe('runtime-manager against containerd', () => {
     const pod = testPod('init', {
       restartPolicy: 'OnFailure',
       volumes: [{ name: 'work', emptyDir: {} }],
-      initContainers: [{ name: 'prepare', image: BUSYBOX, command: ['sh', '-c', 'echo prepared > /work/init'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }],
+      initContainers: [
+        {
+          name: 'prepare',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo prepared > /work/init'],
+          volumeMounts: [{ name: 'work', mountPath: '/work' }],
+        },
+      ],
       containers: [
         {
           name: 'main',
@@ -258,7 +282,9 @@ describe('runtime-manager against containerd', () => {
     suite.track(pod);
     let result = await syncOnce(rm, pod, backoff);
     expect(result.results.map((r) => `${r.action}:${r.target}`)).toContain('InitContainer:prepare');
-    await waitFor('init done', async () => ((await status(rm, pod)).containers.find((c) => c.name === 'prepare')?.state === 'exited' ? true : undefined));
+    await waitFor('init done', async () =>
+      (await status(rm, pod)).containers.find((c) => c.name === 'prepare')?.state === 'exited' ? true : undefined,
+    );
     result = await syncOnce(rm, pod, backoff);
     expect(result.results).toEqual([
       { action: 'StartContainer', target: 'main' },
@@ -302,7 +328,12 @@ describe('runtime-manager against containerd', () => {
       });
       result = await syncOnce(rm, pod, shortBackoff());
       expect(result.results).toEqual([
-        { action: 'StartContainer', target: 'missing', reason: 'ImagePullBackOff', message: `Back-off pulling image "${REGISTRY}/kubelet-ts/does-not-exist:1"` },
+        {
+          action: 'StartContainer',
+          target: 'missing',
+          reason: 'ImagePullBackOff',
+          message: `Back-off pulling image "${REGISTRY}/kubelet-ts/does-not-exist:1"`,
+        },
       ]);
       const st = await waitFor('pulled running', async () => {
         const s = await status(rm, pod);
@@ -319,7 +350,10 @@ describe('runtime-manager against containerd', () => {
   it('reports runtime conditions', async () => {
     const conditions = await manager().status();
     expect(conditions).toEqual(
-      expect.arrayContaining([expect.objectContaining({ type: 'RuntimeReady', status: true }), expect.objectContaining({ type: 'NetworkReady', status: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'RuntimeReady', status: true }),
+        expect.objectContaining({ type: 'NetworkReady', status: true }),
+      ]),
     );
   });
 });

@@ -33,7 +33,11 @@ function containerCpu(ctx: SummaryContext, c: PodCollection, container: Containe
   const tsNs = cpu.timestamp !== '' && cpu.timestamp !== '0' ? Number(cpu.timestamp) : c.nowMs * 1e6;
   const computed = usage !== undefined ? ctx.rates.update(`container/${container.id}`, usage, tsNs) : undefined;
   const nanoCores = computed ?? fromRuntime;
-  return { time: iso(ms), ...(usage !== undefined ? { usageCoreNanoSeconds: usage } : {}), ...(nanoCores !== undefined ? { usageNanoCores: nanoCores } : {}) };
+  return {
+    time: iso(ms),
+    ...(usage !== undefined ? { usageCoreNanoSeconds: usage } : {}),
+    ...(nanoCores !== undefined ? { usageNanoCores: nanoCores } : {}),
+  };
 }
 
 function containerMemory(c: PodCollection, pod: Pod, name: string, memory: CriContainerStats['memory'] | undefined): MemoryStats {
@@ -76,7 +80,10 @@ export async function containerStats(ctx: SummaryContext, c: PodCollection, t: C
     const logs = await filesUsage(ctx, join(t.podLogDir, name), c.time, c.rootFs);
     if (logs !== undefined) result.logs = logs;
   } catch (err) {
-    (isNotFound(err) ? log.debug : log.warn).call(log, 'Unable to fetch container log stats', { containerName: name, err: errorMessage(err) });
+    (isNotFound(err) ? log.debug : log.warn).call(log, 'Unable to fetch container log stats', {
+      containerName: name,
+      err: errorMessage(err),
+    });
   }
   return result;
 }

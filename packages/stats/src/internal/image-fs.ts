@@ -18,7 +18,12 @@ export async function imageFsStats(ctx: SummaryContext, c: Collection): Promise<
     const inodesUsed = num(usage.inodesUsed);
     const mountpoint = usage.fsId?.mountpoint ?? '';
     const fs = mountpoint !== '' ? await c.fsInfo(mountpoint) : undefined;
-    return { time: iso(ms), ...fsCapacity(fs), ...(used !== undefined ? { usedBytes: used } : {}), ...(inodesUsed !== undefined ? { inodesUsed } : {}) };
+    return {
+      time: iso(ms),
+      ...fsCapacity(fs),
+      ...(used !== undefined ? { usedBytes: used } : {}),
+      ...(inodesUsed !== undefined ? { inodesUsed } : {}),
+    };
   };
   const image = response.imageFilesystems[0];
   if (image === undefined) throw new StatsError('RUNTIME', 'failed to get imageFs stats: imageFs information is unavailable');

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { errorMessage } from '@kubelet-ts/common';
 import { StatsError } from '../errors.js';
-import { fsStatsFromStatfs, readBootTimeMs, readMemoryCapacity, readNetworkStats, readNodeCpuNs, readRlimit, readRootMemory } from '../node-stats.js';
+import {
+  fsStatsFromStatfs,
+  readBootTimeMs,
+  readMemoryCapacity,
+  readNetworkStats,
+  readNodeCpuNs,
+  readRlimit,
+  readRootMemory,
+} from '../node-stats.js';
 import type { ContainerStats, NodeStats } from '../types.js';
 import { cgroupCpu, cgroupMemory } from './cgroup-stats.js';
 import { iso } from './figures.js';
@@ -28,7 +36,8 @@ async function podsSystemContainer(ctx: SummaryContext, c: Collection): Promise<
 export async function nodeStats(ctx: SummaryContext, c: Collection): Promise<NodeStats> {
   const { paths } = ctx;
   const { nowMs, time } = c;
-  const wrap = <T>(what: string, p: Promise<T>): Promise<T> => p.catch((err: unknown) => Promise.reject(StatsError.from(err, 'NODE_STATS', `failed to get ${what}`)));
+  const wrap = <T>(what: string, p: Promise<T>): Promise<T> =>
+    p.catch((err: unknown) => Promise.reject(StatsError.from(err, 'NODE_STATS', `failed to get ${what}`)));
   const mode = await wrap('the cgroup mode', ctx.cgroupMode());
   const [cpuNs, memory, capacity, rootfs, bootMs, rlimit, pods, network] = await Promise.all([
     wrap('root cgroup cpu stats', readNodeCpuNs(paths, mode)),

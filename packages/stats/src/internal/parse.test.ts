@@ -1,9 +1,22 @@
-import { nanosToMs, parseBootTimeSeconds, parseKeyValues, parseLoadavgTasks, parseMemTotalBytes, parseProcStatCpuNs, parseUint } from './parse.js';
+import {
+  nanosToMs,
+  parseBootTimeSeconds,
+  parseKeyValues,
+  parseLoadavgTasks,
+  parseMemTotalBytes,
+  parseProcStatCpuNs,
+  parseUint,
+} from './parse.js';
 import { CpuRateTracker } from './cpu-rate.js';
 
 describe('parsers', () => {
   it('reads key/value cgroup files, skipping lines that are not two fields', () => {
-    expect(parseKeyValues('total_rss 10\nbad line here\nx notanumber\ninactive_file 5\n')).toEqual(new Map([['total_rss', 10], ['inactive_file', 5]]));
+    expect(parseKeyValues('total_rss 10\nbad line here\nx notanumber\ninactive_file 5\n')).toEqual(
+      new Map([
+        ['total_rss', 10],
+        ['inactive_file', 5],
+      ]),
+    );
   });
 
   it('reads single integers and refuses anything else', () => {

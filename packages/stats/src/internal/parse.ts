@@ -80,7 +80,11 @@ export function parseNetDev(text: string): Array<{ name: string; rxBytes: number
     const colon = line.indexOf(':');
     if (colon < 0) continue;
     const name = line.slice(0, colon).trim();
-    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const fields = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     if (name === '' || fields.length < 16 || fields.some((n) => !Number.isFinite(n))) continue;
     if (IGNORED_DEVICE_PREFIXES.some((p) => name.toLowerCase().startsWith(p))) continue;
     out.push({ name, rxBytes: fields[0] ?? 0, rxErrors: fields[2] ?? 0, txBytes: fields[8] ?? 0, txErrors: fields[10] ?? 0 });

@@ -45,7 +45,8 @@ export function ephemeralVolumeNames(pod: Pod): Set<string> {
   const names = new Set<string>();
   for (const volume of pod.spec.volumes ?? []) {
     const v = volume as { name: string; emptyDir?: { medium?: string }; configMap?: unknown; gitRepo?: unknown };
-    if ((v.emptyDir !== undefined && (v.emptyDir.medium ?? '') === '') || v.configMap !== undefined || v.gitRepo !== undefined) names.add(v.name);
+    if ((v.emptyDir !== undefined && (v.emptyDir.medium ?? '') === '') || v.configMap !== undefined || v.gitRepo !== undefined)
+      names.add(v.name);
   }
   return names;
 }

@@ -56,10 +56,20 @@ async function orElse<T>(log: Logger, what: string, read: () => Promise<T>, fall
 }
 
 /** The pod's CPU and memory: its cgroup's when readable, else the sum of its containers'. */
-async function podCpuAndMemory(ctx: SummaryContext, c: PodCollection, pod: Pod, containers: ContainerStats[], log: Logger): Promise<Partial<Pick<PodStats, 'cpu' | 'memory'>>> {
+async function podCpuAndMemory(
+  ctx: SummaryContext,
+  c: PodCollection,
+  pod: Pod,
+  containers: ContainerStats[],
+  log: Logger,
+): Promise<Partial<Pick<PodStats, 'cpu' | 'memory'>>> {
   const read = ctx.podCgroupStats;
-  const usage: CgroupUsage | undefined = read === undefined ? undefined : await orElse(log, 'Failed to get the pod cgroup stats; summing its containers', () => read(pod), undefined);
-  if (usage !== undefined) return { cpu: cgroupCpu(ctx, c, `pod/${pod.metadata.uid}`, usage), memory: cgroupMemory(usage, podMemoryLimit(pod), c.time) };
+  const usage: CgroupUsage | undefined =
+    read === undefined
+      ? undefined
+      : await orElse(log, 'Failed to get the pod cgroup stats; summing its containers', () => read(pod), undefined);
+  if (usage !== undefined)
+    return { cpu: cgroupCpu(ctx, c, `pod/${pod.metadata.uid}`, usage), memory: cgroupMemory(usage, podMemoryLimit(pod), c.time) };
   return containers.length > 0 ? sumContainers(containers, c.time) : {};
 }
 
@@ -99,11 +109,18 @@ export async function podStats(ctx: SummaryContext, c: PodCollection, pod: Pod, 
     if (count !== undefined) result.process_stats = { process_count: count };
   }
   const readVolumes = ctx.volumeStats;
-  const volumes: VolumeStats[] = readVolumes === undefined ? [] : await orElse(log, 'Failed to get the pod volume stats', () => readVolumes(pod), []);
+  const volumes: VolumeStats[] =
+    readVolumes === undefined ? [] : await orElse(log, 'Failed to get the pod volume stats', () => readVolumes(pod), []);
   if (volumes.length > 0) result.volume = volumes;
   const ephemeralNames = ephemeralVolumeNames(pod);
   const podLogs = await orElse(log, 'Unable to fetch pod log stats', () => filesUsage(ctx, podLogDir, c.time, c.rootFs), undefined);
   const etcHosts = await pathUsage(ctx, join(ctx.rootDir, 'pods', uid, 'etc-hosts'), c.time).catch(() => undefined);
-  result['ephemeral-storage'] = ephemeralStorage(containers, volumes.filter((v) => ephemeralNames.has(v.name)), c.rootFs, c.time, [podLogs, etcHosts]);
+  result['ephemeral-storage'] = ephemeralStorage(
+    containers,
+    volumes.filter((v) => ephemeralNames.has(v.name)),
+    c.rootFs,
+    c.time,
+    [podLogs, etcHosts],
+  );
   return result;
 }

@@ -110,7 +110,8 @@ export class FakeHostFs implements HostFs {
     if (e.kind !== 'dir') throw Object.assign(new Error(`ENOTDIR: not a directory, scandir '${p}'`), { code: 'ENOTDIR' });
     const out: HostDirEntry[] = [];
     for (const [key, entry] of this.#entries) {
-      if (key !== p && dirname(key) === p) out.push({ name: key.slice(p === '/' ? 1 : p.length + 1), isFile: entry.kind === 'file', isDirectory: entry.kind === 'dir' });
+      if (key !== p && dirname(key) === p)
+        out.push({ name: key.slice(p === '/' ? 1 : p.length + 1), isFile: entry.kind === 'file', isDirectory: entry.kind === 'dir' });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -120,7 +121,14 @@ export class FakeHostFs implements HostFs {
     this.#maybeFail(p);
     const e = this.#entries.get(p);
     if (e === undefined) throw notFound('lstat', p);
-    return { size: Buffer.byteLength(e.content), blocks: e.blocks, dev: e.dev, ino: e.ino, isFile: e.kind === 'file', isDirectory: e.kind === 'dir' };
+    return {
+      size: Buffer.byteLength(e.content),
+      blocks: e.blocks,
+      dev: e.dev,
+      ino: e.ino,
+      isFile: e.kind === 'file',
+      isDirectory: e.kind === 'dir',
+    };
   }
 }
 
@@ -152,7 +160,10 @@ export function newFakeNodeHost(options: FakeNodeHostOptions = {}): FakeHostFs {
   const inactive = options.inactiveFileBytes ?? 1024 ** 3;
   const cpu = options.cpuUsageNs ?? 1_000_000_000_000;
   fs.setFile('/proc/meminfo', `MemTotal:       ${(options.memTotalBytes ?? 8 * 1024 ** 3) / 1024} kB\nMemFree:         1000 kB\n`);
-  fs.setFile('/proc/stat', `cpu  100 0 50 1000 0 0 0 0 0 0\ncpu0 100 0 50 1000 0 0 0 0 0 0\nbtime ${options.bootTimeSeconds ?? 1_767_225_600}\n`);
+  fs.setFile(
+    '/proc/stat',
+    `cpu  100 0 50 1000 0 0 0 0 0 0\ncpu0 100 0 50 1000 0 0 0 0 0 0\nbtime ${options.bootTimeSeconds ?? 1_767_225_600}\n`,
+  );
   fs.setFile('/proc/sys/kernel/pid_max', `${options.pidMax ?? 4_194_304}\n`);
   fs.setFile('/proc/sys/kernel/threads-max', `${options.threadsMax ?? 192_729}\n`);
   fs.setFile(
@@ -178,11 +189,21 @@ export function newFakeNodeHost(options: FakeNodeHostOptions = {}): FakeHostFs {
   } else {
     fs.setFile('/sys/fs/cgroup/cgroup.controllers', 'cpuset cpu io memory pids\n');
     fs.setFile('/sys/fs/cgroup/cpu.stat', `usage_usec ${cpu / 1000}\nuser_usec 1\nsystem_usec 1\n`);
-    fs.setFile('/sys/fs/cgroup/memory.stat', `anon ${usage / 2}\nfile ${usage / 2}\ninactive_file ${inactive}\npgfault 1000\npgmajfault 10\n`);
+    fs.setFile(
+      '/sys/fs/cgroup/memory.stat',
+      `anon ${usage / 2}\nfile ${usage / 2}\ninactive_file ${inactive}\npgfault 1000\npgmajfault 10\n`,
+    );
   }
   const rootDir = options.rootDir ?? '/var/lib/kubelet';
   fs.mkdir(rootDir);
   const GiB = 1024 ** 3;
-  fs.setStatfs(rootDir, { bsize: 4096, blocks: (100 * GiB) / 4096, bfree: (40 * GiB) / 4096, bavail: (30 * GiB) / 4096, files: 1_000_000, ffree: 600_000 });
+  fs.setStatfs(rootDir, {
+    bsize: 4096,
+    blocks: (100 * GiB) / 4096,
+    bfree: (40 * GiB) / 4096,
+    bavail: (30 * GiB) / 4096,
+    files: 1_000_000,
+    ffree: 600_000,
+  });
   return fs;
 }

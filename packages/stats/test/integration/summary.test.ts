@@ -25,12 +25,22 @@ function cgroupUsage(parent: string): CgroupUsage {
   const memDir = path.join(CGROUP_FS, 'memory', parent);
   const usage = readNumber(path.join(memDir, 'memory.usage_in_bytes'));
   const inactive = Number(/^total_inactive_file (\d+)$/m.exec(fs.readFileSync(path.join(memDir, 'memory.stat'), 'utf8'))?.[1] ?? 0);
-  return { cpuUsageNanoseconds: readNumber(path.join(CGROUP_FS, 'cpuacct', parent, 'cpuacct.usage')), memoryUsageBytes: usage, memoryWorkingSetBytes: Math.max(0, usage - inactive) };
+  return {
+    cpuUsageNanoseconds: readNumber(path.join(CGROUP_FS, 'cpuacct', parent, 'cpuacct.usage')),
+    memoryUsageBytes: usage,
+    memoryWorkingSetBytes: Math.max(0, usage - inactive),
+  };
 }
 
 test('node figures agree with /proc, statfs and CRI ImageFsInfo', async () => {
   const { client, root: rootDir } = suite;
-  const provider = createSummaryProvider({ nodeName: 'it-node', rootDir, runtimeService: client.runtime, imageService: client.image, getPods: () => [] });
+  const provider = createSummaryProvider({
+    nodeName: 'it-node',
+    rootDir,
+    runtimeService: client.runtime,
+    imageService: client.image,
+    getPods: () => [],
+  });
   const first = await provider.get({ updateStats: true });
   const { node } = first;
 
@@ -87,14 +97,24 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
     config: {
       metadata: { name: 'app', attempt: 0 },
       image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') },
-      command: ['sh', '-c', 'echo hello from stats; dd if=/dev/zero of=/fill bs=1M count=8 2>/dev/null; while true; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.2; done'],
+      command: [
+        'sh',
+        '-c',
+        'echo hello from stats; dd if=/dev/zero of=/fill bs=1M count=8 2>/dev/null; while true; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.2; done',
+      ],
       logPath: 'app/0.log',
       labels: { 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': 'app' },
     },
   });
   await client.runtime.startContainer({ containerId });
 
-  const pod = newPod({ name, namespace, uid, containers: [{ name: 'app' }], spec: { hostNetwork: true, volumes: [{ name: 'cache', emptyDir: {} }] } as never });
+  const pod = newPod({
+    name,
+    namespace,
+    uid,
+    containers: [{ name: 'app' }],
+    spec: { hostNetwork: true, volumes: [{ name: 'cache', emptyDir: {} }] } as never,
+  });
   const provider = createSummaryProvider({
     nodeName: 'it-node',
     rootDir,
@@ -104,7 +124,9 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
     getPods: () => [pod],
     podCgroupStats: async () => cgroupUsage(cgroupParent),
     podProcessCount: async () => readNumber(path.join(CGROUP_FS, 'pids', cgroupParent, 'pids.current')),
-    volumeStats: createVolumeStatsSource({ listVolumes: () => [{ volumeName: 'cache', pluginName: 'kubernetes.io/empty-dir', path: volumeDir }] }),
+    volumeStats: createVolumeStatsSource({
+      listVolumes: () => [{ volumeName: 'cache', pluginName: 'kubernetes.io/empty-dir', path: volumeDir }],
+    }),
   });
 
   // containerd refreshes writable-layer usage every 10 s (its stats collect period): the 8 MiB may take that long.
@@ -113,7 +135,9 @@ test("a running busybox container's CPU, memory, writable layer and logs, and it
     async () => {
       const s = await provider.get({ updateStats: true });
       const c = s.pods.find((p) => p.podRef.uid === uid)?.containers.find((x) => x.name === 'app');
-      return (c?.rootfs?.usedBytes ?? 0) >= 8 * 1024 * 1024 && (c?.logs?.usedBytes ?? 0) > 0 && (c?.cpu?.usageNanoCores ?? 0) > 0 ? s : undefined;
+      return (c?.rootfs?.usedBytes ?? 0) >= 8 * 1024 * 1024 && (c?.logs?.usedBytes ?? 0) > 0 && (c?.cpu?.usageNanoCores ?? 0) > 0
+        ? s
+        : undefined;
     },
     20_000,
     300,

@@ -3,7 +3,11 @@ import type { ContainerStatus, Pod, PodStatus } from '@kubelet-ts/api';
 import { isRestartableInitContainer, isStaticPod } from '@kubelet-ts/api';
 
 const UNKNOWN_TERMINATED: ContainerStatus['state'] = {
-  terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' },
+  terminated: {
+    exitCode: 137,
+    reason: 'ContainerStatusUnknown',
+    message: 'The container could not be located when the pod was terminated',
+  },
 };
 
 /** Whether the status shows that the pod got past its init containers (upstream hasPodInitialized). */
@@ -35,7 +39,8 @@ export function terminalStatus(pod: Pod, status: PodStatus): PodStatus {
     for (const s of out.containerStatuses ?? []) if (s.state?.terminated === undefined) s.state = structuredClone(UNKNOWN_TERMINATED);
   }
   const inits = out.initContainerStatuses ?? [];
-  for (const s of inits.slice(0, initializedCount(inits))) if (s.state?.terminated === undefined) s.state = structuredClone(UNKNOWN_TERMINATED);
+  for (const s of inits.slice(0, initializedCount(inits)))
+    if (s.state?.terminated === undefined) s.state = structuredClone(UNKNOWN_TERMINATED);
   // Upstream does not yet give static pods a terminal phase (TODO #116484).
   if (!isStaticPod(pod) && out.phase !== 'Succeeded' && out.phase !== 'Failed') out.phase = 'Failed';
   return out;

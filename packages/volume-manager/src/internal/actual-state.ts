@@ -34,7 +34,8 @@ export function createActualState(): ActualState {
       const out: MountedVolume[] = [];
       for (const [podUID, entries] of pods) {
         if (uid !== undefined && podUID !== uid) continue;
-        for (const e of entries.values()) out.push({ podUID: e.podUID, volumeName: e.volumeName, pluginName: e.pluginName, path: e.path, reconstructed: e.reconstructed });
+        for (const e of entries.values())
+          out.push({ podUID: e.podUID, volumeName: e.volumeName, pluginName: e.pluginName, path: e.path, reconstructed: e.reconstructed });
       }
       return out;
     },

@@ -57,18 +57,35 @@ function subPathOf(vm: VolumeMount, container: Container): string {
 }
 
 /** Upstream makeMounts: the host paths to mount into one container, subPaths bind-mounted safely. */
-export async function getMountsForContainer(ctx: VolumeContext, state: VolumeState, pod: Pod, container: Container): Promise<ContainerMount[]> {
+export async function getMountsForContainer(
+  ctx: VolumeContext,
+  state: VolumeState,
+  pod: Pod,
+  container: Container,
+): Promise<ContainerMount[]> {
   const uid = pod.metadata.uid;
   const mounts: ContainerMount[] = [];
   for (const [index, vm] of (container.volumeMounts ?? []).entries()) {
     const volume = pod.spec.volumes?.find((v) => v.name === vm.name);
-    if (volume === undefined) throw new VolumeError('INVALID_VOLUME', `cannot find volume ${JSON.stringify(vm.name)} to mount into container ${JSON.stringify(container.name)}`);
+    if (volume === undefined)
+      throw new VolumeError(
+        'INVALID_VOLUME',
+        `cannot find volume ${JSON.stringify(vm.name)} to mount into container ${JSON.stringify(container.name)}`,
+      );
     const plugin = ctx.plugins.pluginFor(volume);
     let hostPath = plugin.path(pod, volume);
     const readOnly = vm.readOnly === true || plugin.readOnly(volume);
     const subPath = subPathOf(vm, container);
     if (subPath !== '') {
-      const request: SubPathMount = { uid, volumeName: vm.name, containerName: container.name, index, volumePath: hostPath, subPath, readOnly };
+      const request: SubPathMount = {
+        uid,
+        volumeName: vm.name,
+        containerName: container.name,
+        index,
+        volumePath: hostPath,
+        subPath,
+        readOnly,
+      };
       hostPath = await state.withPodLock(uid, () => bindSubPath(ctx, request));
     }
     const propagation = vm.mountPropagation !== undefined ? PROPAGATION[vm.mountPropagation] : undefined;

@@ -41,14 +41,19 @@ export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir:
 
   const client = (driverName: string): CsiNodeClient => {
     const info = ctx.drivers?.get(driverName);
-    if (info === undefined) throw new VolumeError('CSI_FAILED', `driver name ${driverName} not found in the list of registered CSI drivers`);
+    if (info === undefined)
+      throw new VolumeError('CSI_FAILED', `driver name ${driverName} not found in the list of registered CSI drivers`);
     return ctx.clientFor(driverName, info.endpoint);
   };
 
   const secretsFor = async (pod: Pod, name: string | undefined): Promise<Record<string, string>> => {
     if (name === undefined || name === '') return {};
     const secret = ctx.source === undefined ? undefined : await ctx.source.getSecret(pod.metadata.namespace ?? 'default', name);
-    if (secret === undefined) throw new VolumeError('SOURCE_NOT_FOUND', `fetching NodePublishSecretRef ${pod.metadata.namespace ?? 'default'}/${name} failed: secret ${JSON.stringify(name)} not found`);
+    if (secret === undefined)
+      throw new VolumeError(
+        'SOURCE_NOT_FOUND',
+        `fetching NodePublishSecretRef ${pod.metadata.namespace ?? 'default'}/${name} failed: secret ${JSON.stringify(name)} not found`,
+      );
     return Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, v.toString('utf8')]));
   };
 
@@ -109,7 +114,8 @@ export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir:
         return;
       }
       const parsed = VolDataSchema.safeParse(JSON.parse(raw));
-      if (!parsed.success) throw new VolumeError('INVALID_OBJECT', `${join(dir, VOL_DATA_FILE)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      if (!parsed.success)
+        throw new VolumeError('INVALID_OBJECT', `${join(dir, VOL_DATA_FILE)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       const data = parsed.data;
       const node = client(data.driverName);
       const target = join(dir, 'mount');
@@ -120,7 +126,8 @@ export function csiPlugin(ctx: CsiPluginContext): VolumePlugin & { tearDown(dir:
         await rmdir(data.stagingTargetPath).catch(() => undefined);
         await rmdir(join(data.stagingTargetPath, '..')).catch(() => undefined);
       }
-      if (isMountPoint(await ctx.mounter.list(), target)) throw new VolumeError('CSI_FAILED', `${target} is still mounted after NodeUnpublishVolume`);
+      if (isMountPoint(await ctx.mounter.list(), target))
+        throw new VolumeError('CSI_FAILED', `${target} is still mounted after NodeUnpublishVolume`);
       await rm(dir, { recursive: true, force: true });
     },
   };

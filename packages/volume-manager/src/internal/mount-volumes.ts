@@ -29,7 +29,10 @@ export async function mountPodVolumes(ctx: VolumeContext, state: VolumeState, po
       failures.set(volume.name, setUpFailed(volume.name, err));
       continue;
     }
-    const due = existing === undefined || existing.reconstructed || (plugin.requiresRemount && (force || clock.now() - existing.lastSyncMs >= ctx.resyncPeriodMs));
+    const due =
+      existing === undefined ||
+      existing.reconstructed ||
+      (plugin.requiresRemount && (force || clock.now() - existing.lastSyncMs >= ctx.resyncPeriodMs));
     if (!due) continue;
     const failed = state.lastFailure.get(key);
     if (!force && failed !== undefined && backoff.isInBackoffSince(key, failed.atMs)) {
@@ -38,7 +41,14 @@ export async function mountPodVolumes(ctx: VolumeContext, state: VolumeState, po
     }
     try {
       await plugin.setUp(pod, volume);
-      entries.set(volume.name, { podUID: uid, volumeName: volume.name, pluginName: plugin.name, path: plugin.path(pod, volume), reconstructed: false, lastSyncMs: clock.now() });
+      entries.set(volume.name, {
+        podUID: uid,
+        volumeName: volume.name,
+        pluginName: plugin.name,
+        path: plugin.path(pod, volume),
+        reconstructed: false,
+        lastSyncMs: clock.now(),
+      });
       backoff.reset(key);
       state.lastFailure.delete(key);
       if (existing === undefined) podLog(ctx, pod).debug('MountVolume.SetUp succeeded', { volume: volume.name, plugin: plugin.name });

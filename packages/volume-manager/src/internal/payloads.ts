@@ -63,7 +63,13 @@ export async function configMapPayload(ctx: PayloadContext, ref: ConfigMapProjec
   const content = new Map<string, Buffer>();
   for (const [k, v] of Object.entries(configMap.data)) content.set(k, Buffer.from(v, 'utf8'));
   for (const [k, v] of Object.entries(configMap.binaryData)) content.set(k, v);
-  return keysToPayload(content, ref.items, defaultMode ?? DEFAULT_MODE, optional, (key) => `configmap references non-existent config key: ${key}`);
+  return keysToPayload(
+    content,
+    ref.items,
+    defaultMode ?? DEFAULT_MODE,
+    optional,
+    (key) => `configmap references non-existent config key: ${key}`,
+  );
 }
 
 export interface SecretProjection {
@@ -80,7 +86,13 @@ export async function secretPayload(ctx: PayloadContext, ref: SecretProjection, 
     if (optional) return new Map();
     throw new VolumeError('SOURCE_NOT_FOUND', `secret ${JSON.stringify(name)} not found`);
   }
-  return keysToPayload(new Map(Object.entries(secret.data)), ref.items, defaultMode ?? DEFAULT_MODE, optional, (key) => `references non-existent secret key: ${key}`);
+  return keysToPayload(
+    new Map(Object.entries(secret.data)),
+    ref.items,
+    defaultMode ?? DEFAULT_MODE,
+    optional,
+    (key) => `references non-existent secret key: ${key}`,
+  );
 }
 
 /** Upstream FormatMap: sorted `key="value"` lines. */
@@ -116,13 +128,21 @@ function resourceValue(ctx: PayloadContext, item: DownwardAPIVolumeFile): string
   const ref = item.resourceFieldRef;
   if (ref === undefined) return '';
   const container = [...ctx.pod.spec.containers, ...(ctx.pod.spec.initContainers ?? [])].find((c) => c.name === ref.containerName);
-  if (container === undefined) throw new VolumeError('INVALID_VOLUME', `container ${JSON.stringify(ref.containerName ?? '')} not found for resourceFieldRef ${ref.resource}`);
+  if (container === undefined)
+    throw new VolumeError(
+      'INVALID_VOLUME',
+      `container ${JSON.stringify(ref.containerName ?? '')} not found for resourceFieldRef ${ref.resource}`,
+    );
   const value = containerResourceValue(ref.resource, ref.divisor, container, ctx.nodeAllocatable);
   if (value === undefined) throw new VolumeError('INVALID_VOLUME', `unsupported container resource: ${ref.resource}`);
   return value;
 }
 
-export function downwardAPIPayload(ctx: PayloadContext, items: DownwardAPIVolumeFile[] | undefined, defaultMode: number | undefined): Payload {
+export function downwardAPIPayload(
+  ctx: PayloadContext,
+  items: DownwardAPIVolumeFile[] | undefined,
+  defaultMode: number | undefined,
+): Payload {
   const payload: Payload = new Map();
   for (const item of items ?? []) {
     validatePayloadPath(item.path);
@@ -147,17 +167,29 @@ const ProjectionSchema = z.looseObject({
           z.looseObject({
             path: z.string(),
             fieldRef: z.looseObject({ fieldPath: z.string(), apiVersion: z.string().optional() }).optional(),
-            resourceFieldRef: z.looseObject({ containerName: z.string().optional(), resource: z.string(), divisor: z.union([z.string(), z.number()]).optional() }).optional(),
+            resourceFieldRef: z
+              .looseObject({
+                containerName: z.string().optional(),
+                resource: z.string(),
+                divisor: z.union([z.string(), z.number()]).optional(),
+              })
+              .optional(),
             mode: z.number().int().optional(),
           }),
         )
         .optional(),
     })
     .optional(),
-  serviceAccountToken: z.looseObject({ audience: z.string().optional(), expirationSeconds: z.number().int().optional(), path: z.string() }).optional(),
+  serviceAccountToken: z
+    .looseObject({ audience: z.string().optional(), expirationSeconds: z.number().int().optional(), path: z.string() })
+    .optional(),
 });
 
-export async function projectedPayload(ctx: PayloadContext, sources: unknown[] | undefined, defaultMode: number | undefined): Promise<Payload> {
+export async function projectedPayload(
+  ctx: PayloadContext,
+  sources: unknown[] | undefined,
+  defaultMode: number | undefined,
+): Promise<Payload> {
   const payload: Payload = new Map();
   const merge = (part: Payload): void => {
     for (const [k, v] of part) payload.set(k, v);
@@ -166,21 +198,32 @@ export async function projectedPayload(ctx: PayloadContext, sources: unknown[] |
     const parsed = ProjectionSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new VolumeError('INVALID_VOLUME', `projected.sources[${index}].${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+      throw new VolumeError(
+        'INVALID_VOLUME',
+        `projected.sources[${index}].${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     const source = parsed.data;
     if (source.configMap !== undefined) merge(await configMapPayload(ctx, source.configMap, defaultMode));
     else if (source.secret !== undefined) merge(await secretPayload(ctx, source.secret, defaultMode));
-    else if (source.downwardAPI !== undefined) merge(downwardAPIPayload(ctx, source.downwardAPI.items as DownwardAPIVolumeFile[] | undefined, defaultMode));
+    else if (source.downwardAPI !== undefined)
+      merge(downwardAPIPayload(ctx, source.downwardAPI.items as DownwardAPIVolumeFile[] | undefined, defaultMode));
     else if (source.serviceAccountToken !== undefined) {
       const sat = source.serviceAccountToken;
       validatePayloadPath(sat.path);
-      if (ctx.tokenSource === undefined) throw new VolumeError('SOURCE_NOT_FOUND', 'no token source configured for serviceAccountToken projections');
-      const token = await ctx.tokenSource.getServiceAccountToken(ctx.pod, { audience: sat.audience ?? '', expirationSeconds: sat.expirationSeconds ?? 3600 });
+      if (ctx.tokenSource === undefined)
+        throw new VolumeError('SOURCE_NOT_FOUND', 'no token source configured for serviceAccountToken projections');
+      const token = await ctx.tokenSource.getServiceAccountToken(ctx.pod, {
+        audience: sat.audience ?? '',
+        expirationSeconds: sat.expirationSeconds ?? 3600,
+      });
       // Upstream writes the token with mode 0600 when defaultMode is not set, to protect it.
       payload.set(sat.path, { data: Buffer.from(token, 'utf8'), mode: defaultMode ?? 0o600 });
     } else {
-      throw new VolumeError('INVALID_VOLUME', `projected.sources[${index}]: unsupported projection (only configMap, secret, downwardAPI and serviceAccountToken)`);
+      throw new VolumeError(
+        'INVALID_VOLUME',
+        `projected.sources[${index}]: unsupported projection (only configMap, secret, downwardAPI and serviceAccountToken)`,
+      );
     }
   }
   return payload;

@@ -98,7 +98,12 @@ export function hostPathPlugin(): VolumePlugin {
 }
 
 /** configMap, secret, downwardAPI, projected: a wrapped emptyDir (tmpfs for secret and projected) filled by the atomic writer. */
-function payloadPlugin(ctx: PluginContext, name: PluginName, tmpfs: boolean, build: (pctx: PayloadContext, volume: Volume) => Promise<Payload>): VolumePlugin {
+function payloadPlugin(
+  ctx: PluginContext,
+  name: PluginName,
+  tmpfs: boolean,
+  build: (pctx: PayloadContext, volume: Volume) => Promise<Payload>,
+): VolumePlugin {
   const path = (pod: Pod, volume: Volume): string => podVolumeDir(ctx.rootDir, pod.metadata.uid, name, volume.name);
   return {
     name,
@@ -108,7 +113,10 @@ function payloadPlugin(ctx: PluginContext, name: PluginName, tmpfs: boolean, bui
     async setUp(pod, volume) {
       const dir = path(pod, volume);
       // Build first: a missing object fails SetUp before anything is created.
-      const payload = await build({ pod, source: ctx.source, tokenSource: ctx.tokenSource, nodeAllocatable: ctx.getNodeAllocatable() }, volume);
+      const payload = await build(
+        { pod, source: ctx.source, tokenSource: ctx.tokenSource, nodeAllocatable: ctx.getNodeAllocatable() },
+        volume,
+      );
       await mkdir(dir, { recursive: true, mode: 0o750 });
       if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
       await writeAtomic(dir, payload, { nowMs: ctx.now() });
@@ -117,13 +125,19 @@ function payloadPlugin(ctx: PluginContext, name: PluginName, tmpfs: boolean, bui
 }
 
 export const configMapPlugin = (ctx: PluginContext): VolumePlugin =>
-  payloadPlugin(ctx, PLUGIN_NAMES.configMap, false, (p, v) => configMapPayload(p, { name: v.configMap?.name, items: v.configMap?.items, optional: v.configMap?.optional }, v.configMap?.defaultMode));
+  payloadPlugin(ctx, PLUGIN_NAMES.configMap, false, (p, v) =>
+    configMapPayload(p, { name: v.configMap?.name, items: v.configMap?.items, optional: v.configMap?.optional }, v.configMap?.defaultMode),
+  );
 
 export const secretPlugin = (ctx: PluginContext): VolumePlugin =>
-  payloadPlugin(ctx, PLUGIN_NAMES.secret, true, (p, v) => secretPayload(p, { name: v.secret?.secretName, items: v.secret?.items, optional: v.secret?.optional }, v.secret?.defaultMode));
+  payloadPlugin(ctx, PLUGIN_NAMES.secret, true, (p, v) =>
+    secretPayload(p, { name: v.secret?.secretName, items: v.secret?.items, optional: v.secret?.optional }, v.secret?.defaultMode),
+  );
 
 export const downwardAPIPlugin = (ctx: PluginContext): VolumePlugin =>
-  payloadPlugin(ctx, PLUGIN_NAMES.downwardAPI, false, async (p, v) => downwardAPIPayload(p, v.downwardAPI?.items, v.downwardAPI?.defaultMode));
+  payloadPlugin(ctx, PLUGIN_NAMES.downwardAPI, false, async (p, v) =>
+    downwardAPIPayload(p, v.downwardAPI?.items, v.downwardAPI?.defaultMode),
+  );
 
 export const projectedPlugin = (ctx: PluginContext): VolumePlugin =>
   payloadPlugin(ctx, PLUGIN_NAMES.projected, true, (p, v) => projectedPayload(p, v.projected?.sources, v.projected?.defaultMode));
@@ -131,7 +145,8 @@ export const projectedPlugin = (ctx: PluginContext): VolumePlugin =>
 /** Removes a volume directory that holds no mount any more. Refuses (rather than deleting through a mount) when one is left. */
 export async function removeVolumeDir(mounter: Mounter, dir: string): Promise<void> {
   const left = (await mounter.list()).filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(`${dir}/`));
-  if (left.length > 0) throw new VolumeError('MOUNT_FAILED', `refusing to remove ${dir}: still mounted at ${left.map((m) => m.mountPoint).join(', ')}`);
+  if (left.length > 0)
+    throw new VolumeError('MOUNT_FAILED', `refusing to remove ${dir}: still mounted at ${left.map((m) => m.mountPoint).join(', ')}`);
   await rm(dir, { recursive: true, force: true });
 }
 

@@ -22,7 +22,9 @@ export async function runReconciler(ctx: VolumeContext, state: VolumeState, sign
     }
     for (const [uid, failedAt] of [...state.teardownRetry]) {
       if (signal.aborted || state.desired.has(uid) || ctx.backoff.isInBackoffSince(`teardown/${uid}`, failedAt)) continue;
-      await teardownPod(ctx, state, uid).catch((err: unknown) => ctx.logger.warn('Volume teardown failed, will retry', { podUID: uid, err: errorMessage(err) }));
+      await teardownPod(ctx, state, uid).catch((err: unknown) =>
+        ctx.logger.warn('Volume teardown failed, will retry', { podUID: uid, err: errorMessage(err) }),
+      );
     }
     await ctx.clock.sleep(ctx.reconcilePeriodMs, signal).catch(() => undefined);
   }

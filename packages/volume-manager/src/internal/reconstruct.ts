@@ -24,7 +24,12 @@ async function rebuildFromDisk(ctx: VolumeContext, state: VolumeState): Promise<
         const path = pluginName === PLUGIN_NAMES.csi ? join(dir, 'mount') : dir;
         entries.set(name, { podUID: uid, volumeName: name, pluginName, path, reconstructed: true, lastSyncMs: 0 });
         state.actual.reconstructedUIDs.add(uid);
-        ctx.logger.debug('Volume reconstructed from disk', { podUID: uid, volume: name, plugin: pluginName, mounted: isMountPoint(mounts, path) });
+        ctx.logger.debug('Volume reconstructed from disk', {
+          podUID: uid,
+          volume: name,
+          plugin: pluginName,
+          mounted: isMountPoint(mounts, path),
+        });
       }
     }
   }
@@ -59,8 +64,16 @@ export async function adoptReconstructed(ctx: VolumeContext, state: VolumeState,
       continue;
     }
     const mountBacked =
-      plugin === ctx.plugins.csi || plugin.name === PLUGIN_NAMES.secret || plugin.name === PLUGIN_NAMES.projected || (plugin.name === PLUGIN_NAMES.emptyDir && volume.emptyDir?.medium === 'Memory');
-    const intact = mountBacked ? isMountPoint(mounts, entry.path) : await lstat(entry.path).then(() => true, () => false);
+      plugin === ctx.plugins.csi ||
+      plugin.name === PLUGIN_NAMES.secret ||
+      plugin.name === PLUGIN_NAMES.projected ||
+      (plugin.name === PLUGIN_NAMES.emptyDir && volume.emptyDir?.medium === 'Memory');
+    const intact = mountBacked
+      ? isMountPoint(mounts, entry.path)
+      : await lstat(entry.path).then(
+          () => true,
+          () => false,
+        );
     if (intact && entry.pluginName === plugin.name) {
       entry.reconstructed = false;
       // Content volumes still get re-synced on this pod's first sync (atomically, if it changed).

@@ -37,7 +37,9 @@ async function tearDownVolumes(ctx: VolumeContext, state: VolumeState, uid: stri
         state.lastFailure.delete(`${uid}/${name}`);
         ctx.backoff.reset(`${uid}/${name}`);
       } catch (err) {
-        errors.push(`UnmountVolume.TearDown failed for volume ${JSON.stringify(name)} (UniqueName: ${JSON.stringify(`${pluginName}/${uid}-${name}`)}) pod ${JSON.stringify(uid)} : ${errorMessage(err)}`);
+        errors.push(
+          `UnmountVolume.TearDown failed for volume ${JSON.stringify(name)} (UniqueName: ${JSON.stringify(`${pluginName}/${uid}-${name}`)}) pod ${JSON.stringify(uid)} : ${errorMessage(err)}`,
+        );
       }
     }
     await rm(join(volumesDir, pluginDir), { recursive: false, force: true }).catch(() => undefined);

@@ -31,6 +31,10 @@ export async function makeTempDir(prefix = 'vm-test-'): Promise<TempDir> {
 }
 
 /** Mount points below `dir` right now, from /proc/self/mountinfo. */
-export async function mountsUnder(dir: string): Promise<Array<{ mountPoint: string; fsType: string; superOptions: string[]; options: string[] }>> {
-  return parseMountInfo(await readFile('/proc/self/mountinfo', 'utf8')).filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(`${dir}/`));
+export async function mountsUnder(
+  dir: string,
+): Promise<Array<{ mountPoint: string; fsType: string; superOptions: string[]; options: string[] }>> {
+  return parseMountInfo(await readFile('/proc/self/mountinfo', 'utf8')).filter(
+    (m) => m.mountPoint === dir || m.mountPoint.startsWith(`${dir}/`),
+  );
 }

@@ -18,7 +18,8 @@ export async function waitForAttachAndMount(ctx: VolumeContext, state: VolumeSta
   const deadline = clock.now() + ctx.waitTimeoutMs;
   let force = true;
   for (;;) {
-    if (signal?.aborted) throw new VolumeError('ABORTED', `waiting for volumes of pod ${pod.metadata.name} aborted`, { cause: signal.reason });
+    if (signal?.aborted)
+      throw new VolumeError('ABORTED', `waiting for volumes of pod ${pod.metadata.name} aborted`, { cause: signal.reason });
     const failures = await state.withPodLock(uid, () => mountPodVolumes(ctx, state, pod, force));
     force = false;
     if (failures.size === 0) return;
@@ -28,7 +29,9 @@ export async function waitForAttachAndMount(ctx: VolumeContext, state: VolumeSta
     try {
       await clock.sleep(Math.min(remaining, ...waits), signal);
     } catch (err) {
-      throw new VolumeError('ABORTED', `waiting for volumes of pod ${pod.metadata.name} aborted: ${[...failures.values()].join('; ')}`, { cause: err });
+      throw new VolumeError('ABORTED', `waiting for volumes of pod ${pod.metadata.name} aborted: ${[...failures.values()].join('; ')}`, {
+        cause: err,
+      });
     }
   }
 }

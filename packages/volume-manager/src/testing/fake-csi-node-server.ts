@@ -108,7 +108,12 @@ export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): Fake
           (res) => callback(null, res),
           (err: unknown) => {
             const e = err as { code?: number; details?: string; message?: string };
-            callback({ name: 'Error', message: e.message ?? String(err), code: typeof e.code === 'number' ? e.code : grpc.status.INTERNAL, details: e.details ?? e.message ?? String(err) });
+            callback({
+              name: 'Error',
+              message: e.message ?? String(err),
+              code: typeof e.code === 'number' ? e.code : grpc.status.INTERNAL,
+              details: e.details ?? e.message ?? String(err),
+            });
           },
         );
     };
@@ -123,7 +128,9 @@ export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): Fake
       s.addService(csiNodeService() as unknown as grpc.ServiceDefinition, implementation);
       server = s;
       return new Promise((resolve, reject) => {
-        s.bindAsync(`unix://${options.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err === null ? resolve() : reject(err)));
+        s.bindAsync(`unix://${options.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
+          err === null ? resolve() : reject(err),
+        );
       });
     },
     stop() {

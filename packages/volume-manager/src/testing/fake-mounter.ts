@@ -20,7 +20,16 @@ export class FakeMounter implements Mounter {
     this.calls.push({ op: 'mount', source, target, fsType, options });
     const err = this.errors.mount.shift();
     if (err !== undefined) throw err;
-    this.mounts.push({ id: this.#nextId++, parentId: 1, root: '/', mountPoint: target, options: [...options], fsType: fsType === '' ? 'none' : fsType, source, superOptions: [] });
+    this.mounts.push({
+      id: this.#nextId++,
+      parentId: 1,
+      root: '/',
+      mountPoint: target,
+      options: [...options],
+      fsType: fsType === '' ? 'none' : fsType,
+      source,
+      superOptions: [],
+    });
   }
 
   async unmount(target: string): Promise<void> {

@@ -35,7 +35,8 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
   issues.enumValue(`${path}.terminationMessagePolicy`, c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES);
 
   if (ctx.init) {
-    if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always') issues.notSupported(`${path}.restartPolicy`, c.restartPolicy, ['Always']);
+    if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always')
+      issues.notSupported(`${path}.restartPolicy`, c.restartPolicy, ['Always']);
   } else if (c.restartPolicy !== undefined) {
     issues.forbidden(`${path}.restartPolicy`, 'may not be set for non-init containers');
   }

@@ -58,7 +58,11 @@ export function validateHandler(handler: LifecycleHandler, path: string, grace: 
     const seconds = handler.sleep.seconds;
     const max = grace ?? Number.POSITIVE_INFINITY;
     if (seconds < 0 || seconds > max) {
-      issues.invalid(`${path}.sleep.seconds`, seconds, `must be non-negative and less than terminationGracePeriodSeconds (${grace ?? 'unset'})`);
+      issues.invalid(
+        `${path}.sleep.seconds`,
+        seconds,
+        `must be non-negative and less than terminationGracePeriodSeconds (${grace ?? 'unset'})`,
+      );
     }
   }
 }

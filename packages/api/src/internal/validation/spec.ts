@@ -67,14 +67,18 @@ export function validateSpec(spec: PodSpec, issues: Issues): void {
     if (t.key !== undefined && t.key !== '') issues.check(`${path}.key`, t.key, qualifiedName(t.key));
     issues.enumValue(`${path}.operator`, t.operator || undefined, TOLERATION_OPERATORS);
     if ((t.key === undefined || t.key === '') && t.operator !== 'Exists') {
-      issues.invalid(`${path}.operator`, t.operator ?? '', 'operator must be Exists when `key` is empty, which means "match all values and all keys"');
+      issues.invalid(
+        `${path}.operator`,
+        t.operator ?? '',
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+      );
     }
     if (t.operator === 'Exists' && t.value !== undefined && t.value !== '') {
-      issues.invalid(`${path}.operator`, t.operator, 'value must be empty when `operator` is \'Exists\'');
+      issues.invalid(`${path}.operator`, t.operator, "value must be empty when `operator` is 'Exists'");
     }
     issues.enumValue(`${path}.effect`, t.effect || undefined, TAINT_EFFECTS);
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
-      issues.invalid(`${path}.effect`, t.effect ?? '', 'effect must be \'NoExecute\' when `tolerationSeconds` is set');
+      issues.invalid(`${path}.effect`, t.effect ?? '', "effect must be 'NoExecute' when `tolerationSeconds` is set");
     }
   });
   const seccomp = spec.securityContext?.seccompProfile;
