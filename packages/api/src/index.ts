@@ -200,3 +200,14 @@ export {
 } from './constants.js';
 export { Reason, EventReason } from './reasons.js';
 export { expandVariables, expandContainerCommandAndArgs, expandContainerCommandOnlyStatic } from './expansion.js';
+export {
+  StatusReason,
+  StatusSchema,
+  apiStatusOf,
+  isNotFound,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isResourceExpired,
+} from './status.js';
+export type { Status, ApiStatusFailure } from './status.js';
