@@ -40,6 +40,12 @@ npx turbo run test:unit --concurrency=2 --continue || status=1
 step "upstream components (scripts/upstream/build.sh: control plane, kubelet, containerd 2, crictl)"
 bash scripts/upstream/build.sh --only control-plane,kubelet,containerd,crictl || status=1
 
+# The real control plane is up for every integration suite: the API-mode packages test against it.
+step "control plane (scripts/control-plane.sh)"
+bash scripts/control-plane.sh up || status=1
+# shellcheck disable=SC1091
+source "${KUBELET_TS_CONTROL_PLANE_DIR:-/run/kubelet-ts-control-plane}/env"
+
 # The integration suites run once against each runtime: Debian's containerd 1.6, then containerd 2.
 for containerd in 1 2; do
   step "runtime test environment (containerd $containerd)"
@@ -52,10 +58,6 @@ for containerd in 1 2; do
   npx turbo run test:integration --concurrency=1 --continue || status=1
 
   if [ "$containerd" = 2 ]; then
-    step "control plane (scripts/control-plane.sh)"
-    bash scripts/control-plane.sh up || status=1
-    # shellcheck disable=SC1091
-    source "${KUBELET_TS_CONTROL_PLANE_DIR:-/run/kubelet-ts-control-plane}/env"
     step "upstream kubelet $KUBELET_TS_K8S_VERSION joins the control plane and runs a pod (containerd $KUBELET_TS_CONTAINERD_VERSION)"
     node scripts/smoke/upstream-kubelet.mjs || status=1
   fi
