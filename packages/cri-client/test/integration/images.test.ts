@@ -124,17 +124,32 @@ describe('CRI v1 against the real containerd: images', () => {
     const name = `localhost/kubelet-ts/unique-${randomUUID().slice(0, 8)}:v1`;
     importUniqueImage(name, dir);
     suite.cleanup.add(() => removeImageNames(name));
-    const image = (await suite.client.image.imageStatus({ image: { image: name } })).image;
-    expect(image?.repoTags).toEqual([name]);
+    // containerd 2's CRI image store learns of images imported through ctr from containerd's events,
+    // asynchronously: poll for what ctr did instead of reading once.
+    const image = await waitFor(
+      `CRI to see ${name}`,
+      async () => (await suite.client.image.imageStatus({ image: { image: name } })).image ?? undefined,
+      30_000,
+      200,
+    );
+    expect(image.repoTags).toEqual([name]);
     const secondTag = name.replace(':v1', ':v2');
     ctr('images', 'tag', name, secondTag);
     suite.cleanup.add(() => removeImageNames(secondTag));
-    const tagged = (await suite.client.image.imageStatus({ image: { image: image?.id ?? '' } })).image;
-    expect(tagged?.repoTags.sort()).toEqual([name, secondTag].sort());
+    const tagged = await waitFor(
+      `CRI to see the tag ${secondTag}`,
+      async () => {
+        const found = (await suite.client.image.imageStatus({ image: { image: image.id } })).image;
+        return found !== null && found !== undefined && found.repoTags.length === 2 ? found : undefined;
+      },
+      30_000,
+      200,
+    );
+    expect(tagged.repoTags.sort()).toEqual([name, secondTag].sort());
 
     await suite.client.image.removeImage({ image: { image: name } });
     expect((await suite.client.image.imageStatus({ image: { image: secondTag } })).image).toBeNull();
-    expect((await suite.client.image.listImages({})).images.some((i) => i.id === image?.id)).toBe(false);
+    expect((await suite.client.image.listImages({})).images.some((i) => i.id === image.id)).toBe(false);
     await expect(suite.client.image.removeImage({ image: { image: name } })).resolves.toEqual({});
     // The shared test images are untouched.
     expect((await suite.client.image.imageStatus({ image: { image: env('KUBELET_TS_BUSYBOX_IMAGE') } })).image).not.toBeNull();
