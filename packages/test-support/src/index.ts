@@ -20,3 +20,5 @@ export type { PodRemovalRuntime, SandboxRuntime, TestPodRef, TestSandbox, TestSa
 export { useRuntimeSuite } from './suite.js';
 export type { RuntimeSuite, RuntimeSuiteClient, RuntimeSuiteOptions } from './suite.js';
 export { readmeSnippet } from './readme.js';
+export { controlPlaneEnv, controlPlaneEnvFile } from './control-plane.js';
+export type { ControlPlaneEnv } from './control-plane.js';
