@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
-import { createFileSource, createPodConfig, formatSourceError } from './index.js';
+import { createApiSource, createFileSource, createPodConfig, formatSourceError } from './index.js';
 import type { PodUpdate } from './index.js';
-import { FakePodSource } from './testing/index.js';
+import { FakePodInformer, FakePodSource } from './testing/index.js';
 
 describe('README', () => {
   it('usage: a file source through the mux', async () => {
@@ -49,6 +49,28 @@ describe('README', () => {
     api.set([newPod({ name: 'web' })]);
     const first = await config.updates[Symbol.asyncIterator]().next();
     expect(first.value).toMatchObject({ op: 'ADD', source: 'api', pods: [{ metadata: { name: 'web' } }] });
+    await config.close();
+  });
+
+  it('API source: mirror pods apart from the pods to run', async () => {
+    const podInformer = new FakePodInformer();
+    const web = newPod({ name: 'web', uid: 'uid-web', spec: { nodeName: 'kts-node' } });
+    const mirror = newPod({
+      name: 'etcd-kts-node',
+      uid: 'uid-mirror',
+      annotations: { 'kubernetes.io/config.mirror': 'h' },
+      spec: { nodeName: 'kts-node' },
+    });
+    podInformer.add(web);
+    podInformer.add(mirror);
+    podInformer.sync();
+    const logger = new RecordingLogger();
+    const api = createApiSource({ informer: podInformer, nodeName: 'kts-node', logger });
+    api.onMirrorPods((mirrorPods) => logger.info('Mirror pods', { count: mirrorPods.length })); // the pod manager's mapping
+    const config = createPodConfig({ sources: [api], logger });
+    const first = await config.updates[Symbol.asyncIterator]().next();
+    expect(first.value).toMatchObject({ op: 'ADD', source: 'api', pods: [{ metadata: { name: 'web' } }] });
+    expect(logger.records.find((r) => r.msg === 'Mirror pods')?.fields).toMatchObject({ count: 1 });
     await config.close();
   });
 });
