@@ -211,3 +211,6 @@ export {
   isResourceExpired,
 } from './status.js';
 export type { Status, ApiStatusFailure } from './status.js';
+export { createTwoWayMergePatch, nodeStatusPatch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from './strategic-merge-patch.js';
+export type { PatchMeta, StrategicMergePatch } from './strategic-merge-patch.js';
+export { NODE_PATCH_META, OBJECT_PATCH_META, POD_PATCH_META } from './strategic-merge-patch-meta.js';
