@@ -40,7 +40,8 @@ export function hasAnyRegularContainerStarted(pod: Pod, statuses: readonly Conta
   );
 }
 
-function terminalContainersReady(type: 'ContainersReady' | 'Ready', phase: string): PodCondition {
+/** Upstream generate{ContainersReady,PodReady}ConditionForTerminalPhase: False, PodCompleted or PodFailed. */
+export function terminalReadyCondition(type: 'ContainersReady' | 'Ready', phase: string): PodCondition {
   return { type, status: 'False', reason: phase === 'Failed' ? ConditionReason.PodFailed : ConditionReason.PodCompleted };
 }
 
@@ -55,7 +56,7 @@ export function generateContainersReadyCondition(pod: Pod, statuses: readonly Co
   };
   for (const c of pod.spec.initContainers ?? []) if (isRestartableInitContainer(c)) consider(c);
   for (const c of pod.spec.containers) consider(c);
-  if ((phase === 'Succeeded' && unknown.length === 0) || phase === 'Failed') return terminalContainersReady('ContainersReady', phase);
+  if ((phase === 'Succeeded' && unknown.length === 0) || phase === 'Failed') return terminalReadyCondition('ContainersReady', phase);
   const messages: string[] = [];
   if (unknown.length > 0) messages.push(`containers with unknown status: ${goList(unknown)}`);
   if (unready.length > 0) messages.push(`containers with unready status: ${goList(unready)}`);
@@ -63,6 +64,20 @@ export function generateContainersReadyCondition(pod: Pod, statuses: readonly Co
     return { type: 'ContainersReady', status: 'False', reason: ConditionReason.ContainersNotReady, message: messages.join(', ') };
   }
   return { type: 'ContainersReady', status: 'True' };
+}
+
+/**
+ * Why the pod's readiness gates hold it back (upstream GeneratePodReadyCondition's messages): one
+ * message per gate whose condition is missing or not True; empty when every gate is True.
+ */
+export function readinessGateMessages(pod: Pick<Pod, 'spec'>, conditions: readonly PodCondition[]): string[] {
+  const messages: string[] = [];
+  for (const gate of pod.spec.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === gate.conditionType);
+    if (c === undefined) messages.push(`corresponding condition of pod readiness gate "${gate.conditionType}" does not exist.`);
+    else if (c.status !== 'True') messages.push(`the status of pod readiness gate "${gate.conditionType}" is not "True", but ${c.status}`);
+  }
+  return messages;
 }
 
 export function generatePodReadyCondition(
@@ -80,12 +95,7 @@ export function generatePodReadyCondition(
       ...(containersReady.message !== undefined ? { message: containersReady.message } : {}),
     };
   }
-  const messages: string[] = [];
-  for (const gate of pod.spec.readinessGates ?? []) {
-    const c = conditions.find((x) => x.type === gate.conditionType);
-    if (c === undefined) messages.push(`corresponding condition of pod readiness gate "${gate.conditionType}" does not exist.`);
-    else if (c.status !== 'True') messages.push(`the status of pod readiness gate "${gate.conditionType}" is not "True", but ${c.status}`);
-  }
+  const messages = readinessGateMessages(pod, conditions);
   if (messages.length > 0) {
     return { type: 'Ready', status: 'False', reason: ConditionReason.ReadinessGatesNotReady, message: messages.join(', ') };
   }

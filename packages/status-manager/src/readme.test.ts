@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { readmeSnippet } from '@kubelet-ts/test-support';
 import type { PodStatus } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
-import { createStatusManager } from './index.js';
+import { FakeClock, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
+import { createApiStatusSink, createStatusManager } from './index.js';
+import type { MirrorPodTranslator } from './index.js';
+import { FakePodStatusApi } from './testing/index.js';
 
 const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
 
@@ -53,5 +56,43 @@ describe('README', () => {
       ['ContainersReady', 'True'],
     ]);
     expect(version).toBe(2);
+  });
+
+  it('runs the API-mode snippet, which is the README block verbatim', async () => {
+    const podApi = new FakePodStatusApi();
+    const pod = newPod({ name: 'web', uid: 'uid-1', spec: { nodeName: 'kts-node' } });
+    podApi.put(pod);
+    const podWorkers = { couldHaveRunningContainers: (_uid: string) => false };
+    const lifecycle = { podResourcesAreReclaimed: (_uid: string) => true };
+    const podInformer = { get: (key: string): unknown => podApi.pods.get(key) };
+    const mirrorPods: MirrorPodTranslator = { mirrorPodUIDOf: () => undefined, translatePodUID: (uid) => uid };
+    const clock = new FakeClock();
+    const logger = new RecordingLogger();
+    const metrics = new RecordingMetrics();
+    const controller = new AbortController();
+    const signal = controller.signal;
+
+    // README:begin
+    const sink = createApiStatusSink({
+      podApi, // PodStatusApi: get, patchStatus (strategic merge), delete (grace 0 + UID precondition)
+      podCouldHaveRunningContainers: (uid) => podWorkers.couldHaveRunningContainers(uid),
+      podResourcesAreReclaimed: (uid) => lifecycle.podResourcesAreReclaimed(uid),
+      podLister: podInformer, // `get("<ns>/<name>")`: the 10 s reconciliation compares the API copy
+      mirrorPods, // MirrorPodTranslator: static pod UID ↔ mirror pod UID
+      clock,
+      logger,
+      metrics,
+    });
+    const statusManager = createStatusManager({ sink, clock, logger });
+    void sink.run(signal); // a Runnable of the kubelet's supervisor
+    // README:end
+
+    expect(readme).toContain(
+      readmeSnippet(readFileSync(__filename, 'utf8').slice(readFileSync(__filename, 'utf8').indexOf('API-mode snippet'))),
+    );
+    statusManager.setPodStatus(pod, { phase: 'Running', qosClass: 'BestEffort' });
+    await sink.whenIdle();
+    expect(podApi.pod('default', 'web')?.status?.phase).toBe('Running');
+    controller.abort();
   });
 });

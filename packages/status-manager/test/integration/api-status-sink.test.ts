@@ -1,0 +1,249 @@
+// The API status sink against the real kube-apiserver, with the node identity (Node authorizer and
+// NodeRestriction): strategic merge PATCH of pods/status with the UID precondition, and the final
+// DELETE with grace 0 and the UID precondition.
+import { randomBytes } from 'node:crypto';
+import type { Pod, PodStatus } from '@kubelet-ts/api';
+import { isConflict, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '@kubelet-ts/api';
+import { controlPlaneEnv } from '@kubelet-ts/test-support';
+import { createApiStatusSink } from '../../src/index.js';
+import type { ApiStatusSink, PodStatusApi, VersionedPodStatus } from '../../src/index.js';
+import { ensureNode, eventually, KubeError, kubeFromKubeconfig } from './kube.js';
+import type { Kube } from './kube.js';
+
+const env = controlPlaneEnv();
+const admin = kubeFromKubeconfig(env.kubeconfig);
+const nodeClient = kubeFromKubeconfig(env.nodeKubeconfig);
+const NODE = env.nodeName;
+const ns = `kts-ps-status-${randomBytes(4).toString('hex')}`;
+const GATE = 'example.com/load-balancer';
+
+/** The kubelet's side of the port, over the node identity; every call recorded. */
+function podStatusApi(kube: Kube, calls: string[]): PodStatusApi {
+  const path = (namespace: string, name: string): string => `/api/v1/namespaces/${namespace}/pods/${name}`;
+  return {
+    get: (namespace, name) => {
+      calls.push(`get ${name}`);
+      return kube.request('GET', path(namespace, name));
+    },
+    patchStatus: (namespace, name, patch) => {
+      calls.push(`patch ${name}`);
+      return kube.request('PATCH', `${path(namespace, name)}/status`, patch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
+    },
+    delete: (namespace, name, options) => {
+      calls.push(`delete ${name}`);
+      return kube.request('DELETE', path(namespace, name), {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        gracePeriodSeconds: options.gracePeriodSeconds,
+        preconditions: { uid: options.uid },
+      });
+    },
+  };
+}
+
+const getPod = (name: string): Promise<Pod> => admin.request<Pod>('GET', `/api/v1/namespaces/${ns}/pods/${name}`);
+
+async function createPod(name: string, readinessGates: boolean): Promise<Pod> {
+  return admin.request<Pod>('POST', `/api/v1/namespaces/${ns}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 30,
+      ...(readinessGates ? { readinessGates: [{ conditionType: GATE }] } : {}),
+      containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }],
+    },
+  });
+}
+
+function runningStatus(restartCount: number, containerID: string): PodStatus {
+  const now = new Date().toISOString();
+  return {
+    phase: 'Running',
+    qosClass: 'BestEffort',
+    hostIP: env.nodeIp,
+    hostIPs: [{ ip: env.nodeIp }],
+    podIP: '10.244.9.9',
+    podIPs: [{ ip: '10.244.9.9' }],
+    startTime: now,
+    conditions: [
+      { type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: now },
+      { type: 'Initialized', status: 'True', lastTransitionTime: now },
+      { type: 'Ready', status: 'True', lastTransitionTime: now },
+      { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+    ],
+    containerStatuses: [
+      {
+        name: 'app',
+        ready: true,
+        started: true,
+        restartCount,
+        image: 'docker.io/library/busybox:1.36',
+        imageID: 'docker.io/library/busybox@sha256:0000000000000000000000000000000000000000000000000000000000000000',
+        containerID: `containerd://${containerID}`,
+        state: { running: { startedAt: now } },
+        ...(restartCount > 0 ? { lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: now, finishedAt: now } } } : {}),
+      },
+    ],
+  };
+}
+
+let version = 0;
+const versioned = (pod: Pod, status: PodStatus, extra: Partial<VersionedPodStatus> = {}): VersionedPodStatus => ({
+  uid: pod.metadata.uid,
+  name: pod.metadata.name,
+  namespace: pod.metadata.namespace,
+  version: ++version,
+  status,
+  podIsFinished: false,
+  at: Date.now(),
+  ...extra,
+});
+
+describe('createApiStatusSink against the real API server', () => {
+  const controller = new AbortController();
+  const calls: string[] = [];
+  const stillRunning = new Set<string>();
+  let sink: ApiStatusSink;
+  let running: Promise<void>;
+  let release: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    release = (await ensureNode(admin, NODE, 'status-manager-it')).release;
+    await admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    sink = createApiStatusSink({
+      podApi: podStatusApi(nodeClient, calls),
+      podCouldHaveRunningContainers: (uid) => stillRunning.has(uid),
+      podResourcesAreReclaimed: (uid) => !stillRunning.has(uid),
+    });
+    running = sink.run(controller.signal);
+  });
+  afterAll(async () => {
+    controller.abort();
+    await running;
+    await admin.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
+    await release?.();
+  });
+
+  it("patches pods/status: others' conditions survive, readiness gates count, container statuses are replaced whole", async () => {
+    const created = await createPod('web', true);
+    // What the scheduler and a load-balancer controller would have set.
+    const scheduledAt = '2026-01-01T00:00:00Z';
+    await admin.request(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/pods/web/status`,
+      {
+        status: {
+          conditions: [
+            { type: 'PodScheduled', status: 'True', lastTransitionTime: scheduledAt },
+            { type: GATE, status: 'False', lastTransitionTime: scheduledAt },
+          ],
+        },
+      },
+      STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+    );
+    sink.statusChanged(versioned(created, runningStatus(0, 'c1')));
+    await sink.whenIdle();
+    let pod = await getPod('web');
+    const condition = (type: string) => pod.status?.conditions?.find((c) => c.type === type);
+    expect(pod.status?.phase).toBe('Running');
+    expect(condition('PodScheduled')?.lastTransitionTime).toBe(scheduledAt);
+    expect(condition(GATE)?.status).toBe('False');
+    // The gate is False in the API: Ready is False whatever the kubelet generated.
+    expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady' });
+    expect(condition('ContainersReady')?.status).toBe('True');
+    // Second precision on the wire.
+    expect(pod.status?.startTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    // The controller opens the gate; the container restarted: containerStatuses replaced whole.
+    await admin.request(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/pods/web/status`,
+      { status: { conditions: [{ type: GATE, status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } },
+      STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+    );
+    sink.statusChanged(versioned(created, runningStatus(1, 'c2')));
+    await sink.whenIdle();
+    pod = await getPod('web');
+    expect(condition('Ready')?.status).toBe('True');
+    expect(pod.status?.containerStatuses).toHaveLength(1);
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ containerID: 'containerd://c2', restartCount: 1, ready: true });
+    expect(pod.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(1);
+
+    // The same status again: GET only, no PATCH.
+    const before = calls.length;
+    sink.statusChanged(versioned(created, runningStatus(1, 'c2')));
+    await sink.whenIdle();
+    expect(calls.slice(before)).toEqual(['get web']);
+  });
+
+  it('a wrong UID precondition is refused, and a pod recreated under the name is left alone', async () => {
+    const pod = await createPod('again', false);
+    await expect(
+      nodeClient.request(
+        'PATCH',
+        `/api/v1/namespaces/${ns}/pods/again/status`,
+        { metadata: { uid: '00000000-0000-0000-0000-000000000000' }, status: { phase: 'Running' } },
+        STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+      ),
+    ).rejects.toMatchObject({ statusCode: 422, reason: 'Invalid' });
+    await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/again`, {
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      gracePeriodSeconds: 0,
+    });
+    const recreated = await createPod('again', false);
+    const before = calls.length;
+    sink.statusChanged(versioned(pod, runningStatus(0, 'old')));
+    await sink.whenIdle();
+    expect(calls.slice(before)).toEqual(['get again']);
+    expect((await getPod('again')).status?.phase).toBe('Pending');
+    // A DELETE with the old UID as precondition is a 409 Conflict.
+    const err: unknown = await podStatusApi(nodeClient, [])
+      .delete(ns, 'again', { gracePeriodSeconds: 0, uid: pod.metadata.uid })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeError);
+    expect(isConflict(err)).toBe(true);
+    expect((await getPod('again')).metadata.uid).toBe(recreated.metadata.uid);
+  });
+
+  it('after a graceful delete, the terminated pod is deleted for good once the kubelet is done', async () => {
+    const created = await createPod('job', false);
+    sink.statusChanged(versioned(created, runningStatus(0, 'j1')));
+    await sink.whenIdle();
+    // kubectl delete --wait=false: the pod only gets a deletionTimestamp.
+    await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/job`, { kind: 'DeleteOptions', apiVersion: 'v1' });
+    const deleting = await getPod('job');
+    expect(deleting.metadata.deletionTimestamp).toBeDefined();
+    expect(deleting.metadata.deletionGracePeriodSeconds).toBe(30);
+
+    // Containers still stopping: the phase stays Running and nothing is deleted.
+    stillRunning.add(created.metadata.uid);
+    const done = runningStatus(0, 'j1');
+    done.phase = 'Succeeded';
+    done.containerStatuses = [
+      {
+        ...(done.containerStatuses?.[0] as NonNullable<PodStatus['containerStatuses']>[number]),
+        ready: false,
+        state: { terminated: { exitCode: 0, reason: 'Completed' } },
+      },
+    ];
+    sink.statusChanged(versioned(created, done));
+    await sink.whenIdle();
+    expect((await getPod('job')).status?.phase).toBe('Running');
+    expect(calls).not.toContain('delete job');
+
+    stillRunning.delete(created.metadata.uid);
+    sink.statusChanged(versioned(created, structuredClone(done)));
+    await sink.whenIdle();
+    expect(calls.filter((c) => c.endsWith(' job')).slice(-3)).toEqual(['get job', 'patch job', 'delete job']);
+    await eventually('the pod to be gone', async () =>
+      getPod('job').then(
+        () => undefined,
+        (e: unknown) => (e instanceof KubeError && e.statusCode === 404 ? true : undefined),
+      ),
+    );
+  });
+});
