@@ -1,8 +1,8 @@
-import { errorMessage, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
+import { noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { ApiStatusSink, ApiStatusSinkOptions } from './api-types.js';
 import { StatusManagerError } from './errors.js';
-import type { PodSync, SyncPodContext } from './internal/sync-pod.js';
-import { needsReconcile, needsUpdate, syncPod } from './internal/sync-pod.js';
+import { syncBatch } from './internal/sync-batch.js';
+import type { SyncPodContext } from './internal/sync-pod.js';
 import type { VersionedPodStatus } from './types.js';
 
 /** Upstream syncPeriod: every status is checked against the API this often. */
@@ -58,48 +58,6 @@ export function createApiStatusSink(options: ApiStatusSinkOptions): ApiStatusSin
     for (const resolve of idleWaiters.splice(0)) resolve();
   };
 
-  /** Upstream syncBatch: which statuses to send, then one syncPod after another. */
-  const syncBatch = async (all: boolean): Promise<void> => {
-    const due: PodSync[] = [];
-    const live = new Set<string>();
-    for (const [uid, status] of statuses) {
-      let statusUID = uid;
-      const mirrorUID = options.mirrorPods?.mirrorPodUIDOf(uid);
-      if (mirrorUID !== undefined) {
-        if (mirrorUID === '') {
-          logger.debug('Static pod does not have a corresponding mirror pod; skipping', {
-            podUID: uid,
-            pod: `${status.namespace}/${status.name}`,
-          });
-          continue;
-        }
-        statusUID = mirrorUID;
-      }
-      live.add(statusUID);
-      const sync: PodSync = { uid, statusUID, status };
-      const sent = ctx.apiStatusVersions.get(statusUID);
-      if (!all) {
-        if (sent === undefined || sent < status.version) due.push(sync);
-      } else if (needsUpdate(ctx, sync)) {
-        due.push(sync);
-      } else if (needsReconcile(ctx, sync)) {
-        ctx.apiStatusVersions.delete(statusUID);
-        due.push(sync);
-      }
-    }
-    if (all) for (const uid of [...ctx.apiStatusVersions.keys()]) if (!live.has(uid)) ctx.apiStatusVersions.delete(uid);
-    for (const sync of due) {
-      // The status may have moved on (or gone) while earlier pods were synced.
-      const current = statuses.get(sync.uid);
-      if (current === undefined) continue;
-      try {
-        await syncPod(ctx, { ...sync, status: current });
-      } catch (err) {
-        logger.error('Pod status sync failed', { pod: `${current.namespace}/${current.name}`, podUID: sync.uid, err: errorMessage(err) });
-      }
-    }
-  };
-
   return {
     statusChanged(status) {
       statuses.set(status.uid, status);
@@ -130,7 +88,7 @@ export function createApiStatusSink(options: ApiStatusSinkOptions): ApiStatusSin
           wanted = 'none';
           busy = true;
           try {
-            await syncBatch(all);
+            await syncBatch(ctx, statuses, all);
           } finally {
             busy = false;
           }
