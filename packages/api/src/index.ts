@@ -214,3 +214,5 @@ export type { Status, ApiStatusFailure } from './status.js';
 export { createTwoWayMergePatch, nodeStatusPatch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from './strategic-merge-patch.js';
 export type { PatchMeta, StrategicMergePatch } from './strategic-merge-patch.js';
 export { NODE_PATCH_META, OBJECT_PATCH_META, POD_PATCH_META } from './strategic-merge-patch-meta.js';
+export { EventSchema, EventSourceSchema, ObjectReferenceSchema, generateEventName } from './event.js';
+export type { Event, EventSource } from './event.js';
