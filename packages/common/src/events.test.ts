@@ -1,4 +1,4 @@
-import { EventType, noopEventRecorder } from './events.js';
+import { EventType, containerReference, nodeReference, noopEventRecorder, podReference } from './events.js';
 import type { EventRecorder, ObjectReference } from './events.js';
 import { RecordingEventRecorder } from './testing/index.js';
 
@@ -47,5 +47,49 @@ describe('RecordingEventRecorder', () => {
     recorder.event(ref, EventType.Normal, 'Scheduled', 'ok');
     ref.name = 'changed';
     expect(recorder.events[0]?.object.name).toBe('web');
+  });
+});
+
+describe('object references', () => {
+  const apiPod = { metadata: { name: 'web', namespace: 'shop', uid: 'uid-web', resourceVersion: '17' } };
+
+  it('refers to the Node as the v1.34 kubelet does: node name as UID, no namespace, no apiVersion', () => {
+    expect(nodeReference('node-a')).toEqual({ kind: 'Node', name: 'node-a', uid: 'node-a' });
+  });
+
+  it('refers to a pod with its kind, apiVersion, namespace, name, uid and resourceVersion', () => {
+    expect(podReference(apiPod)).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      namespace: 'shop',
+      name: 'web',
+      uid: 'uid-web',
+      resourceVersion: '17',
+    });
+    // Empty metadata fields are left out, as upstream's omitempty does.
+    expect(podReference({ metadata: { name: 'static', namespace: '', uid: '' } })).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      name: 'static',
+    });
+  });
+
+  it('refers to a container through the fieldPath of its pod-spec list', () => {
+    expect(containerReference(apiPod, 'nginx').fieldPath).toBe('spec.containers{nginx}');
+    expect(containerReference(apiPod, 'setup', 'initContainers')).toEqual({
+      ...podReference(apiPod),
+      fieldPath: 'spec.initContainers{setup}',
+    });
+    expect(containerReference(apiPod, 'debug', 'ephemeralContainers').fieldPath).toBe('spec.ephemeralContainers{debug}');
+  });
+});
+
+describe('RecordingEventRecorder and annotations', () => {
+  it('keeps the annotations of an annotated event (upstream AnnotatedEventf), and a copy of them', () => {
+    const recorder = new RecordingEventRecorder();
+    const annotations = { offending_containers: 'app' };
+    recorder.event(pod, EventType.Warning, 'Evicted', 'The node was low on resource: memory.', { annotations });
+    annotations.offending_containers = 'changed';
+    expect(recorder.events[0]?.annotations).toEqual({ offending_containers: 'app' });
   });
 });
