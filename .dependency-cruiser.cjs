@@ -24,6 +24,7 @@ const FLOORS = [
       'cgroup-manager',
       'config',
       'container-logs',
+      'events',
       'image-gc',
       'node-status',
       'plugin-manager',

@@ -1,0 +1,2 @@
+export { FakeEventSink, FakeStatusError, fakeTransportError } from './fake-event-sink.js';
+export type { FakeEventSinkCall } from './fake-event-sink.js';
