@@ -21,6 +21,7 @@ const FLOORS = [
   {
     name: 'subsystems',
     packages: [
+      'certificate-manager',
       'cgroup-manager',
       'config',
       'container-logs',

@@ -1,0 +1,42 @@
+export { CertificateError } from './errors.js';
+export type { CertificateErrorCode } from './errors.js';
+export {
+  BOOTSTRAP_WAIT_TIMEOUT_MS,
+  CsrConditionType,
+  EXPIRED_EXIT_AFTER_MS,
+  KUBECONFIG_NAMES,
+  KUBELET_CLIENT_PAIR_PREFIX,
+  KeyUsage,
+  NODES_GROUP,
+  NODE_USER_PREFIX,
+  ROTATION_WAIT_TIMEOUT_MS,
+  SignerName,
+  TMP_PRIVATE_KEY_FILE,
+} from './constants.js';
+export { PrivateKeyBlockType, generatePrivateKeyPem, loadOrGenerateKeyFile, parsePrivateKeyPem } from './keys.js';
+export { CERTIFICATE_REQUEST_BLOCK, digestedName, kubeletClientUsages, makeCsrPem, nodeClientSubject, parseCsrPem } from './csr.js';
+export type { CertificateRequestInfo, NameAttribute, Subject } from './csr.js';
+export {
+  CertificateSigningRequestSchema,
+  CsrConditionSchema,
+  CsrSpecSchema,
+  CsrStatusSchema,
+  parseCertificateSigningRequest,
+} from './csr-object.js';
+export type { CertificateSigningRequest, CertificateSigningRequestBody, CsrCondition } from './csr-object.js';
+export { parseCertificateChain, requestCertificate, waitForCertificate } from './request.js';
+export type { CsrApi, CsrWatchEvent, RequestCertificateOptions, RequestedCsr, WaitForCertificateOptions } from './request.js';
+export { certificatePairFromPem, createFileStore, loadCertificatePair, pairTimestamp } from './store.js';
+export type { CertificatePair, FileStore, FileStoreOptions } from './store.js';
+export { writeKubeconfigFromBootstrapping } from './kubeconfig.js';
+export type { KubeconfigCluster, WriteKubeconfigOptions } from './kubeconfig.js';
+export { isClientConfigStillValid, loadClientCert, loadClientConfig } from './bootstrap.js';
+export type {
+  ClientConfigCheckOptions,
+  LoadClientCertOptions,
+  LoadClientCertResult,
+  LoadClientConfigOptions,
+  ReadKubeconfigClientCertificate,
+} from './bootstrap.js';
+export { RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
+export type { CertificateManager, CertificateManagerOptions } from './manager.js';
