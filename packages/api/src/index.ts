@@ -216,3 +216,4 @@ export type { PatchMeta, StrategicMergePatch } from './strategic-merge-patch.js'
 export { NODE_PATCH_META, OBJECT_PATCH_META, POD_PATCH_META } from './strategic-merge-patch-meta.js';
 export { EventSchema, EventSourceSchema, ObjectReferenceSchema, generateEventName } from './event.js';
 export type { Event, EventSource } from './event.js';
+export { formatTime, formatMicroTime, formatRfc3339Nano } from './time.js';

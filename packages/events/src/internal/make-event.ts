@@ -1,11 +1,9 @@
-import { DEFAULT_NAMESPACE, generateEventName } from '@kubelet-ts/api';
+import { DEFAULT_NAMESPACE, formatTime, generateEventName } from '@kubelet-ts/api';
 import type { Event, EventSource } from '@kubelet-ts/api';
 import type { EventType, ObjectReference } from '@kubelet-ts/common';
 
 /** metav1.Time on the wire: RFC 3339 at second precision. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export const metaTime = formatTime;
 
 /**
  * Unix nanoseconds for event names, unique within one broadcaster: the clock has milliseconds

@@ -1,3 +1,4 @@
+import { formatTime } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { PressureConditionType } from '../constants.js';
@@ -16,10 +17,6 @@ export interface PressureConditions {
   /** Upstream nodestatus MemoryPressureCondition, DiskPressureCondition and PIDPressureCondition. */
   nodeConditions(): NodeCondition[];
   onChange(listener: ConditionChangeListener): () => void;
-}
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function createPressureConditions(clock: Clock, logger: Logger): PressureConditions {
@@ -64,8 +61,8 @@ export function createPressureConditions(clock: Clock, logger: Logger): Pressure
         return {
           type,
           status: is ? 'True' : 'False',
-          lastHeartbeatTime: rfc3339(heartbeat),
-          lastTransitionTime: rfc3339(transitionAt.get(type) ?? heartbeat),
+          lastHeartbeatTime: formatTime(heartbeat),
+          lastTransitionTime: formatTime(transitionAt.get(type) ?? heartbeat),
           reason: text.reason,
           message: text.message,
         };

@@ -1,3 +1,5 @@
+import { formatRfc3339Nano } from '@kubelet-ts/api';
+
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
@@ -31,11 +33,5 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return keysA.length === keysB.length && keysA.every((k) => jsonEqual(ra[k], rb[k]));
 }
 
-/**
- * Go's time.RFC3339Nano in UTC: fractional seconds with trailing zeros trimmed
- * ("2026-01-01T00:00:00.12Z", "2026-01-01T00:00:00Z"), as kubetypes.Timestamp.GetString prints.
- */
-export function rfc3339Nano(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return iso.replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits === '' ? 'Z' : `.${digits}Z`));
-}
+/** Go's time.RFC3339Nano in UTC, as kubetypes.Timestamp.GetString prints (config.seen). */
+export const rfc3339Nano = formatRfc3339Nano;
