@@ -197,11 +197,11 @@ async function waitForServer(
     } finally {
       clock.clearTimeout(timer);
     }
-    const wait = jitter(2_000, 0.2);
-    if (clock.now() + wait > deadline) {
+    // The next try, or the minute's end if that comes first (wait.JitterUntil under a 1 min context).
+    await clock.sleep(Math.min(jitter(2_000, 0.2), Math.max(0, deadline - clock.now())), signal);
+    if (clock.now() >= deadline) {
       logger.info('Error waiting for apiserver to come up', { err: 'timed out waiting to connect to apiserver' });
       return;
     }
-    await clock.sleep(wait, signal);
   }
 }

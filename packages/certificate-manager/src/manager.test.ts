@@ -102,6 +102,21 @@ describe('createCertificateManager', () => {
     await h.run;
   });
 
+  it('sleeps towards a deadline months away in pieces Node timers can hold (at most 2^31-1 ms)', async () => {
+    const h = await start((s) => storeCertificate(s, s.clock.now(), 365 * DAY), { exitAfterMs: 0 });
+    const setTimeout = jest.spyOn(h.clock, 'setTimeout');
+    await untilReal('the first sleep', () => setTimeout.mock.calls.length > 0);
+    expect(Math.max(...setTimeout.mock.calls.map(([, ms]) => ms))).toBeLessThanOrEqual(2 ** 31 - 1);
+    await h.clock.advance(100 * DAY);
+    expect(h.creates()).toHaveLength(0);
+    await h.clock.advance(191 * DAY);
+    expect(h.creates()).toHaveLength(0);
+    await h.clock.advance(DAY); // 292 days: 80 % of 365
+    await untilReal('the renewal at 80 % of a year', () => h.creates().length === 1);
+    h.controller.abort();
+    await h.run;
+  });
+
   it.each([
     [0, 0.7],
     [1, 0.9],
@@ -160,6 +175,8 @@ describe('createCertificateManager', () => {
       get: () => Promise.reject(new Error('unused')),
       watch: () => (async function* () {})(),
     }));
+    // The renewal is due at once (80 % of the lifetime has passed); its 401 shows a server that answers.
+    await untilReal('the first renewal attempt', () => h.manager.serverHealthy());
     let settled: unknown;
     void h.run.then((v) => (settled = v));
     for (let s = 0; s < 60 + 5 * 60 && settled === undefined; s += 10) await h.clock.advance(10_000);

@@ -12,6 +12,9 @@ import { requestCertificate, waitForCertificate } from './request.js';
 import type { CsrApi, RequestedCsr } from './request.js';
 import type { CertificatePair, FileStore } from './store.js';
 
+/** The longest delay Node's timers take (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Upstream's metric (pkg/kubelet/certificate/kubelet.go): every failed renewal attempt. */
 export const RENEW_ERRORS_METRIC = 'kubelet_certificate_manager_client_expiration_renew_errors';
 
@@ -266,11 +269,11 @@ class ClientCertificateManager implements CertificateManager {
 
   async #rotationLoop(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      const waitMs = this.nextRotationDeadline() - this.#clock.now();
-      if (waitMs > 0) {
-        this.#logger.info('Waiting for next certificate rotation', { sleepInterval: formatGoDuration(Math.round(waitMs)) });
-        await this.#clock.sleep(waitMs, signal);
-      }
+      const deadline = this.nextRotationDeadline();
+      const waitMs = deadline - this.#clock.now();
+      if (waitMs > 0) this.#logger.info('Waiting for next certificate rotation', { sleepInterval: formatGoDuration(Math.round(waitMs)) });
+      // Node fires a timer of more than 2^31-1 ms (24.8 days) at once: sleep a year in pieces.
+      for (let left = waitMs; left > 0; left = deadline - this.#clock.now()) await this.#clock.sleep(Math.min(left, MAX_TIMER_MS), signal);
       await this.#rotateWithBackoff(signal);
       await this.#clock.sleep(1_000, signal); // wait.Until's period
     }
