@@ -22,3 +22,5 @@ export type { RuntimeSuite, RuntimeSuiteClient, RuntimeSuiteOptions } from './su
 export { readmeSnippet } from './readme.js';
 export { controlPlaneEnv, controlPlaneEnvFile } from './control-plane.js';
 export type { ControlPlaneEnv } from './control-plane.js';
+export { KubeError, ensureNode, eventually, kubeFromKubeconfig } from './kube.js';
+export type { Kube, WatchEvent } from './kube.js';

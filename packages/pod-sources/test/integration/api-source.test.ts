@@ -1,11 +1,10 @@
 // The API source against the real kube-apiserver: the node identity lists and watches the pods bound
 // to it (spec.nodeName field selector), and the source turns that into the mux's updates.
 import { randomBytes } from 'node:crypto';
-import { controlPlaneEnv } from '@kubelet-ts/test-support';
 import { createApiSource, createPodConfig } from '../../src/index.js';
 import type { PodConfig, PodInformer, PodInformerEventHandler, PodUpdate } from '../../src/index.js';
-import { ensureNode, eventually, KubeError, kubeFromKubeconfig } from './kube.js';
-import type { Kube } from './kube.js';
+import { controlPlaneEnv, ensureNode, eventually, KubeError, kubeFromKubeconfig } from '@kubelet-ts/test-support';
+import type { Kube } from '@kubelet-ts/test-support';
 
 const env = controlPlaneEnv();
 const admin = kubeFromKubeconfig(env.kubeconfig);

@@ -4,11 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Pod, PodStatus } from '@kubelet-ts/api';
 import { isConflict, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '@kubelet-ts/api';
-import { controlPlaneEnv } from '@kubelet-ts/test-support';
 import { createApiStatusSink } from '../../src/index.js';
 import type { ApiStatusSink, PodStatusApi, VersionedPodStatus } from '../../src/index.js';
-import { ensureNode, eventually, KubeError, kubeFromKubeconfig } from './kube.js';
-import type { Kube } from './kube.js';
+import { controlPlaneEnv, ensureNode, eventually, KubeError, kubeFromKubeconfig } from '@kubelet-ts/test-support';
+import type { Kube } from '@kubelet-ts/test-support';
 
 const env = controlPlaneEnv();
 const admin = kubeFromKubeconfig(env.kubeconfig);

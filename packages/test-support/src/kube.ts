@@ -1,5 +1,5 @@
-// A minimal API client for these tests only (node:https, the kubeconfig's client certificate), until
-// @kubelet-ts/kube-client lands: the library under test must not depend on a client.
+// A minimal API client for integration tests (node:https, the kubeconfig's client certificate), until
+// @kubelet-ts/kube-client serves them: a library under test must not depend on a client.
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
