@@ -17,6 +17,8 @@ const FLOORS = [
   { name: 'test-support', packages: ['test-support'] },
   { name: 'common', packages: ['common'] },
   { name: 'api-and-cri', packages: ['api', 'cri-client'] },
+  // The API-server client: above api and common; only apps/kubelet imports it (libraries declare ports).
+  { name: 'api-client', packages: ['kube-client'] },
   { name: 'runtime-contract', packages: ['container-runtime'] },
   {
     name: 'subsystems',
