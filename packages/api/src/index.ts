@@ -217,3 +217,5 @@ export { NODE_PATCH_META, OBJECT_PATCH_META, POD_PATCH_META } from './strategic-
 export { EventSchema, EventSourceSchema, ObjectReferenceSchema, generateEventName } from './event.js';
 export type { Event, EventSource } from './event.js';
 export { formatTime, formatMicroTime, formatRfc3339Nano } from './time.js';
+export { LeaseMetaSchema, LeaseSchema, LeaseSpecSchema, NODE_LEASE_NAMESPACE } from './lease.js';
+export type { Lease, LeaseMeta, LeaseSpec } from './lease.js';

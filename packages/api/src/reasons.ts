@@ -47,6 +47,15 @@ export const Reason = {
   ReadinessGatesNotReady: 'ReadinessGatesNotReady',
   // Event reason also used in messages about probes
   Unhealthy: 'Unhealthy',
+  // NodeCondition reasons (pkg/kubelet/nodestatus setters)
+  KubeletReady: 'KubeletReady',
+  KubeletNotReady: 'KubeletNotReady',
+  KubeletHasSufficientMemory: 'KubeletHasSufficientMemory',
+  KubeletHasInsufficientMemory: 'KubeletHasInsufficientMemory',
+  KubeletHasNoDiskPressure: 'KubeletHasNoDiskPressure',
+  KubeletHasDiskPressure: 'KubeletHasDiskPressure',
+  KubeletHasSufficientPID: 'KubeletHasSufficientPID',
+  KubeletHasInsufficientPID: 'KubeletHasInsufficientPID',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -83,6 +92,15 @@ export const EventReason = {
   Evicted: 'Evicted',
   NodeReady: 'NodeReady',
   NodeNotReady: 'NodeNotReady',
+  NodeSchedulable: 'NodeSchedulable',
+  NodeNotSchedulable: 'NodeNotSchedulable',
   Starting: 'Starting',
+  // Node condition transitions (pkg/kubelet/nodestatus: plain strings there).
+  NodeHasSufficientMemory: 'NodeHasSufficientMemory',
+  NodeHasInsufficientMemory: 'NodeHasInsufficientMemory',
+  NodeHasNoDiskPressure: 'NodeHasNoDiskPressure',
+  NodeHasDiskPressure: 'NodeHasDiskPressure',
+  NodeHasSufficientPID: 'NodeHasSufficientPID',
+  NodeHasInsufficientPID: 'NodeHasInsufficientPID',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];

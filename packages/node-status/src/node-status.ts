@@ -16,8 +16,8 @@ export function createNodeStatus(options: NodeStatusOptions): NodeStatusManager 
   const sink = options.sink ?? noopNodeSink;
   const labels = options.labels ?? defaultNodeLabels(options.nodeName);
 
-  const getNode = async (): Promise<Node> => {
-    const node: Node = { kind: 'Node', apiVersion: 'v1', metadata: { name: options.nodeName, labels: { ...labels } }, status: {} };
+  // Upstream setNodeStatus: every setter in order on the same node; one that fails is logged.
+  const setNodeStatus = async (node: Node): Promise<void> => {
     for (const setter of options.setters) {
       try {
         await setter.set(node);
@@ -25,11 +25,17 @@ export function createNodeStatus(options: NodeStatusOptions): NodeStatusManager 
         logger.error('Failed to set some node status fields', { setter: setter.name, node: options.nodeName, err: errorMessage(err) });
       }
     }
+  };
+
+  const getNode = async (): Promise<Node> => {
+    const node: Node = { kind: 'Node', apiVersion: 'v1', metadata: { name: options.nodeName, labels: { ...labels } }, status: {} };
+    await setNodeStatus(node);
     return node;
   };
 
   return {
     getNode,
+    setNodeStatus,
     async syncNodeStatus() {
       await sink.update(await getNode());
     },

@@ -33,6 +33,8 @@ export interface NodeStatusOptions {
 export interface NodeStatusManager {
   /** The node as the setters report it now (a new object each call). */
   getNode(): Promise<Node>;
+  /** Runs the setters, in order, on `node` in place (upstream setNodeStatus): the initial node, or a copy of the API's. */
+  setNodeStatus(node: Node): Promise<void>;
   /** Builds the node and hands it to the sink (what API mode runs every nodeStatusUpdateFrequency). */
   syncNodeStatus(): Promise<void>;
 }

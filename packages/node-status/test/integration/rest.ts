@@ -32,7 +32,7 @@ export class ApiCallError extends Error {
   }
 }
 
-export function restClient(kubeconfigPath: string): RestClient {
+export function restClient(kubeconfigPath: string, userAgent = 'kubelet-ts-node-status-test'): RestClient {
   const config = parse(fs.readFileSync(kubeconfigPath, 'utf8')) as Kubeconfig;
   const cluster = config.clusters[0]?.cluster;
   const user = config.users[0]?.user;
@@ -54,7 +54,11 @@ export function restClient(kubeconfigPath: string): RestClient {
           port: server.port,
           method,
           path,
-          headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': contentType }) },
+          headers: {
+            accept: 'application/json',
+            'user-agent': userAgent,
+            ...(payload === undefined ? {} : { 'content-type': contentType }),
+          },
           timeout: 20_000,
         },
         (res) => {
