@@ -41,4 +41,3 @@ export type Lease = z.infer<typeof LeaseSchema>;
 
 /** The namespace of the nodes' leases (upstream v1.NamespaceNodeLease). */
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
-

@@ -1,13 +1,7 @@
 import type { Node } from '@kubelet-ts/api';
+import { nodeReference } from '@kubelet-ts/common';
 import { FakeClock, RecordingEventRecorder } from '@kubelet-ts/common/testing';
-import {
-  createNodeStatus,
-  diskPressureCondition,
-  memoryPressureCondition,
-  nodeReference,
-  pidPressureCondition,
-  readyCondition,
-} from './index.js';
+import { createNodeStatus, diskPressureCondition, memoryPressureCondition, pidPressureCondition, readyCondition } from './index.js';
 import type { NodeStatusSetter } from './index.js';
 
 const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);

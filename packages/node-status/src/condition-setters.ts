@@ -4,8 +4,8 @@
 // status, and records the transition as a node event.
 import { EventReason, formatTime, Reason } from '@kubelet-ts/api';
 import type { Node, NodeCondition, NodeStatus } from '@kubelet-ts/api';
-import { EventType, noopEventRecorder, noopLogger } from '@kubelet-ts/common';
-import type { Clock, EventRecorder, Logger, ObjectReference } from '@kubelet-ts/common';
+import { EventType, nodeReference, noopEventRecorder, noopLogger } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import type { NodeStatusSetter } from './types.js';
 
 type Provider<T> = () => T | Promise<T>;
@@ -18,11 +18,6 @@ export const NodeConditionType = {
   PIDPressure: 'PIDPressure',
 } as const;
 export type NodeConditionType = (typeof NodeConditionType)[keyof typeof NodeConditionType];
-
-/** Upstream kubelet nodeRef: the node's events are about `{kind: Node, name, uid: <name>}` (the name, not the UID). */
-export function nodeReference(nodeName: string): ObjectReference {
-  return { kind: 'Node', name: nodeName, uid: nodeName, namespace: '' };
-}
 
 /** What the condition setters share: the clock for the times, where the transitions go. */
 export interface ConditionSetterOptions {

@@ -7,7 +7,6 @@ export {
   diskPressureCondition,
   memoryPressureCondition,
   NodeConditionType,
-  nodeReference,
   pidPressureCondition,
   readyCondition,
 } from './condition-setters.js';
