@@ -1,24 +1,22 @@
-// The ports of @kubelet-ts/node-status over the test REST client (the kubelet's adapters are in apps/kubelet).
-import { STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '@kubelet-ts/api';
+// The ports of this package over kube-client, as apps/kubelet wires them.
 import type { Lease } from '@kubelet-ts/api';
+import type { KubeClient } from '@kubelet-ts/kube-client';
 import type { LeaseApi, NodeApi } from '../../src/index.js';
-import type { RestClient } from './rest.js';
 
-export function nodeApiOver(client: RestClient): NodeApi {
+export function nodeApiOver(client: KubeClient): NodeApi {
   return {
-    create: (node) => client.call('POST', '/api/v1/nodes', node),
-    get: (name) => client.call('GET', `/api/v1/nodes/${name}`),
-    patchStatus: (name, patch) => client.call('PATCH', `/api/v1/nodes/${name}/status`, patch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE),
+    create: (node) => client.create('/api/v1/nodes', node),
+    get: (name) => client.get(`/api/v1/nodes/${name}`),
+    patchStatus: (name, patch) => client.patch(`/api/v1/nodes/${name}/status`, patch, 'strategic'),
   };
 }
 
-const leasePath = (namespace: string, name?: string): string =>
-  `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases${name === undefined ? '' : `/${name}`}`;
+const leases = (namespace: string): string => `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
 
-export function leaseApiOver(client: RestClient): LeaseApi {
+export function leaseApiOver(client: KubeClient): LeaseApi {
   return {
-    get: (namespace, name) => client.call('GET', leasePath(namespace, name)),
-    create: (lease: Lease) => client.call('POST', leasePath(lease.metadata.namespace ?? ''), lease),
-    update: (lease: Lease) => client.call('PUT', leasePath(lease.metadata.namespace ?? '', lease.metadata.name), lease),
+    get: (namespace, name) => client.get(`${leases(namespace)}/${name}`),
+    create: (lease: Lease) => client.create(leases(lease.metadata.namespace ?? ''), lease),
+    update: (lease: Lease) => client.update(`${leases(lease.metadata.namespace ?? '')}/${lease.metadata.name}`, lease),
   };
 }

@@ -9,11 +9,12 @@ import {
 } from '@kubelet-ts/api';
 import type { Node, NodeCondition, Pod } from '@kubelet-ts/api';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { deleteNode, randomSuffix, restClient } from './rest.js';
-import type { RestClient } from './rest.js';
+import { PATCH_CONTENT_TYPES } from '@kubelet-ts/kube-client';
+import type { KubeClient } from '@kubelet-ts/kube-client';
+import { deleteNode, kubeClient, randomSuffix, statusOf } from './kube.js';
 
 const env = controlPlaneEnv();
-const admin: RestClient = restClient(env.kubeconfig);
+let admin: KubeClient;
 const nodeName = `kts-test-smp-${randomSuffix()}`;
 const podName = `kts-test-smp-${randomSuffix()}`;
 
@@ -26,20 +27,25 @@ const condition = (type: string, status: string, reason: string, at: string): No
   lastTransitionTime: '2026-01-01T00:00:00Z',
 });
 
-const patchStatus = (name: string, patch: unknown): Promise<Node> =>
-  admin.call<Node>('PATCH', `/api/v1/nodes/${name}/status`, patch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
+const patchStatus = async (name: string, patch: unknown): Promise<Node> =>
+  (await admin.patch(`/api/v1/nodes/${name}/status`, patch, 'strategic')) as Node;
+const getNode = async (name: string): Promise<Node> => (await admin.get(`/api/v1/nodes/${name}`)) as Node;
+
+beforeAll(async () => {
+  admin = await kubeClient(env.kubeconfig);
+});
 
 afterAll(async () => {
   await deleteNode(admin, nodeName);
-  await admin.request('DELETE', `/api/v1/namespaces/default/pods/${podName}`, { gracePeriodSeconds: 0 });
-  admin.close();
+  await statusOf(admin.delete(`/api/v1/namespaces/default/pods/${podName}`, { body: { gracePeriodSeconds: 0 } }));
+  admin.closeAllConnections();
 });
 
 describe('strategic merge patches on the real API server', () => {
   let node: Node;
 
   beforeAll(async () => {
-    node = await admin.call<Node>('POST', '/api/v1/nodes', {
+    node = (await admin.create('/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: nodeName, labels: { 'kubernetes.io/hostname': nodeName, 'example.com/gone': 'soon' } },
@@ -53,7 +59,7 @@ describe('strategic merge patches on the real API server', () => {
           { type: 'Hostname', address: nodeName },
         ],
       },
-    });
+    })) as Node;
   });
 
   it('merges conditions in order, replaces the addresses and removes a label (nodeStatusPatch)', async () => {
@@ -72,6 +78,8 @@ describe('strategic merge patches on the real API server', () => {
     ];
     const patch = nodeStatusPatch(node, next);
     expect(patch['spec']).toBeUndefined();
+    // Sent as the kubelet sends it: kube-client's strategic type is this content type.
+    expect(PATCH_CONTENT_TYPES.strategic).toBe(STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
     const result = await patchStatus(nodeName, patch);
 
     expect(result.metadata.labels).toEqual({ 'kubernetes.io/hostname': nodeName });
@@ -102,7 +110,7 @@ describe('strategic merge patches on the real API server', () => {
     // The controller manager may write the node between our GET and PATCH: try a few times.
     let same = false;
     for (let attempt = 0; attempt < 3 && !same; attempt++) {
-      const current = await admin.call<Node>('GET', `/api/v1/nodes/${nodeName}`);
+      const current = await getNode(nodeName);
       const patch = nodeStatusPatch(current, structuredClone(current));
       expect(patch).toEqual({});
       const result = await patchStatus(nodeName, patch);
@@ -112,17 +120,17 @@ describe('strategic merge patches on the real API server', () => {
   });
 
   it('patches pods/status: kubelet conditions merged, podIPs by ip, containerStatuses whole, the UID as precondition', async () => {
-    const created = await admin.call<Pod>('POST', '/api/v1/namespaces/default/pods', {
+    const created = (await admin.create('/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',
       kind: 'Pod',
       // A node that does not exist: the scheduler leaves the pod alone and no kubelet runs it.
       metadata: { name: podName },
       spec: { nodeName: `no-such-node-${randomSuffix()}`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
-    });
+    })) as Pod;
     const uid = created.metadata!.uid!;
     const path = `/api/v1/namespaces/default/pods/${podName}/status`;
     const other = { type: 'example.com/Gate', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' };
-    const first = await admin.call<Pod>('PATCH', path, { status: { conditions: [other] } }, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
+    const first = (await admin.patch(path, { status: { conditions: [other] } }, 'strategic')) as Pod;
 
     const running = {
       phase: 'Running',
@@ -144,7 +152,7 @@ describe('strategic merge patches on the real API server', () => {
       { metadata: { uid }, status: { ...first.status, ...running } },
       POD_PATCH_META,
     );
-    const result = await admin.call<Pod>('PATCH', path, patch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
+    const result = (await admin.patch(path, patch, 'strategic')) as Pod;
     expect(result.status?.conditions?.map((c) => c.type)).toEqual(['Ready', 'example.com/Gate']);
     expect(result.status?.podIPs).toEqual([{ ip: '10.244.0.5' }]);
     expect(result.status?.containerStatuses?.[0]?.ready).toBe(true);
@@ -155,9 +163,8 @@ describe('strategic merge patches on the real API server', () => {
       { metadata: { uid: '00000000-0000-0000-0000-000000000000' }, status: { phase: 'Failed' } },
       POD_PATCH_META,
     );
-    const refused = await admin.request('PATCH', path, stale, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
-    expect(refused.statusCode).toBeGreaterThanOrEqual(400);
-    const after = await admin.call<Pod>('GET', `/api/v1/namespaces/default/pods/${podName}`);
+    expect(await statusOf(admin.patch(path, stale, 'strategic'))).toBeGreaterThanOrEqual(400);
+    const after = (await admin.get(`/api/v1/namespaces/default/pods/${podName}`)) as Pod;
     expect(after.status?.phase).toBe('Running');
   });
 });
