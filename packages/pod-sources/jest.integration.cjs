@@ -1,4 +1,16 @@
 const { jestConfig } = require('../../jest.preset.cjs');
 
-// Against the control plane only (no containerd): no runtime lock to wait for.
-module.exports = { ...jestConfig(__dirname, { integration: true }), globalSetup: undefined, globalTeardown: undefined };
+// Against the real API server only (controlPlaneEnv() fails the tests without it): no containerd,
+// so not the runtime setup nor its lock. kube-client loads one module of the ESM-only
+// @kubernetes/client-node, which jest's CommonJS runtime must compile (as kube-client's own config).
+const base = jestConfig(__dirname, { integration: true });
+const swc = Object.values(base.transform)[0];
+
+module.exports = {
+  ...base,
+  // kube-client's CommonJS build keeps its dynamic import(): compiled, it becomes a require jest can run.
+  transform: { ...base.transform, '/kube-client/dist/.+\\.cjs$': swc },
+  globalSetup: undefined,
+  globalTeardown: undefined,
+  transformIgnorePatterns: ['/node_modules/(?!@kubernetes/client-node/)'],
+};

@@ -22,5 +22,5 @@ export type { RuntimeSuite, RuntimeSuiteClient, RuntimeSuiteOptions } from './su
 export { readmeSnippet } from './readme.js';
 export { controlPlaneEnv, controlPlaneEnvFile } from './control-plane.js';
 export type { ControlPlaneEnv } from './control-plane.js';
-export { KubeError, ensureNode, eventually, kubeFromKubeconfig } from './kube.js';
-export type { Kube, WatchEvent } from './kube.js';
+export { ensureNode } from './test-node.js';
+export type { NodeSetupClient } from './test-node.js';

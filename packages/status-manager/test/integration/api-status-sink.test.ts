@@ -3,47 +3,70 @@
 // DELETE with grace 0 and the UID precondition.
 import { randomBytes } from 'node:crypto';
 import type { Pod, PodStatus } from '@kubelet-ts/api';
-import { isConflict, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '@kubelet-ts/api';
+import { isConflict, isNotFound, STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '@kubelet-ts/api';
+import { noopLogger, systemClock } from '@kubelet-ts/common';
+import { createKubeClient, KubeClientError as KubeError, loadKubeconfig, PatchType } from '@kubelet-ts/kube-client';
+import type { HttpMethod, KubeClient } from '@kubelet-ts/kube-client';
 import { createApiStatusSink } from '../../src/index.js';
 import type { ApiStatusSink, PodStatusApi, VersionedPodStatus } from '../../src/index.js';
-import { controlPlaneEnv, ensureNode, eventually, KubeError, kubeFromKubeconfig } from '@kubelet-ts/test-support';
-import type { Kube } from '@kubelet-ts/test-support';
+import { controlPlaneEnv, ensureNode, waitFor } from '@kubelet-ts/test-support';
 
 const env = controlPlaneEnv();
-const admin = kubeFromKubeconfig(env.kubeconfig);
-const nodeClient = kubeFromKubeconfig(env.nodeKubeconfig);
 const NODE = env.nodeName;
 const ns = `kts-ps-status-${randomBytes(4).toString('hex')}`;
 const GATE = 'example.com/load-balancer';
+let admin: KubeClient;
+let kubelet: KubeClient; // the node identity
+
+const connect = async (kubeconfig: string): Promise<KubeClient> =>
+  createKubeClient({
+    connection: await loadKubeconfig(kubeconfig),
+    name: 'kubelet-ts-status-manager-it',
+    userAgent: 'kubelet-ts-status-manager-it',
+    qps: -1,
+    burst: 0,
+    timeoutMs: 10_000,
+    logger: noopLogger,
+    clock: systemClock,
+  });
+
+/** The node identity's raw requests of the admission checks: the parsed body, or the KubeClientError. */
+const nodeClient = {
+  async request(method: HttpMethod, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+    return (await kubelet.request({ method, path, body, contentType })).body;
+  },
+};
 
 /** The kubelet's side of the port, over the node identity; every call recorded. */
-function podStatusApi(kube: Kube, calls: string[]): PodStatusApi {
+function podStatusApi(kube: KubeClient, calls: string[]): PodStatusApi {
   const path = (namespace: string, name: string): string => `/api/v1/namespaces/${namespace}/pods/${name}`;
   return {
     get: (namespace, name) => {
       calls.push(`get ${name}`);
-      return kube.request('GET', path(namespace, name));
+      return kube.get(path(namespace, name));
     },
     patchStatus: (namespace, name, patch) => {
       calls.push(`patch ${name}`);
-      return kube.request('PATCH', `${path(namespace, name)}/status`, patch, STRATEGIC_MERGE_PATCH_CONTENT_TYPE);
+      return kube.patch(`${path(namespace, name)}/status`, patch, PatchType.Strategic);
     },
     delete: (namespace, name, options) => {
       calls.push(`delete ${name}`);
-      return kube.request('DELETE', path(namespace, name), {
-        kind: 'DeleteOptions',
-        apiVersion: 'v1',
-        gracePeriodSeconds: options.gracePeriodSeconds,
-        preconditions: { uid: options.uid },
+      return kube.delete(path(namespace, name), {
+        body: {
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          gracePeriodSeconds: options.gracePeriodSeconds,
+          preconditions: { uid: options.uid },
+        },
       });
     },
   };
 }
 
-const getPod = (name: string): Promise<Pod> => admin.request<Pod>('GET', `/api/v1/namespaces/${ns}/pods/${name}`);
+const getPod = async (name: string): Promise<Pod> => (await admin.get(`/api/v1/namespaces/${ns}/pods/${name}`)) as Pod;
 
 async function createPod(name: string, readinessGates: boolean): Promise<Pod> {
-  return admin.request<Pod>('POST', `/api/v1/namespaces/${ns}/pods`, {
+  return (await admin.create(`/api/v1/namespaces/${ns}/pods`, {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: ns },
@@ -53,7 +76,7 @@ async function createPod(name: string, readinessGates: boolean): Promise<Pod> {
       ...(readinessGates ? { readinessGates: [{ conditionType: GATE }] } : {}),
       containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }],
     },
-  });
+  })) as Pod;
 }
 
 function runningStatus(restartCount: number, containerID: string): PodStatus {
@@ -110,10 +133,12 @@ describe('createApiStatusSink against the real API server', () => {
   let release: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
+    admin = await connect(env.kubeconfig);
+    kubelet = await connect(env.nodeKubeconfig);
     release = (await ensureNode(admin, NODE, 'status-manager-it')).release;
-    await admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await admin.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     sink = createApiStatusSink({
-      podApi: podStatusApi(nodeClient, calls),
+      podApi: podStatusApi(kubelet, calls),
       podCouldHaveRunningContainers: (uid) => stillRunning.has(uid),
       podResourcesAreReclaimed: (uid) => !stillRunning.has(uid),
     });
@@ -122,16 +147,17 @@ describe('createApiStatusSink against the real API server', () => {
   afterAll(async () => {
     controller.abort();
     await running;
-    await admin.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
+    await admin.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined);
     await release?.();
+    admin.closeAllConnections();
+    kubelet.closeAllConnections();
   });
 
   it("patches pods/status: others' conditions survive, readiness gates count, container statuses are replaced whole", async () => {
     const created = await createPod('web', true);
     // What the scheduler and a load-balancer controller would have set.
     const scheduledAt = '2026-01-01T00:00:00Z';
-    await admin.request(
-      'PATCH',
+    await admin.patch(
       `/api/v1/namespaces/${ns}/pods/web/status`,
       {
         status: {
@@ -141,7 +167,7 @@ describe('createApiStatusSink against the real API server', () => {
           ],
         },
       },
-      STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+      PatchType.Strategic,
     );
     sink.statusChanged(versioned(created, runningStatus(0, 'c1')));
     await sink.whenIdle();
@@ -157,11 +183,10 @@ describe('createApiStatusSink against the real API server', () => {
     expect(pod.status?.startTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     // The controller opens the gate; the container restarted: containerStatuses replaced whole.
-    await admin.request(
-      'PATCH',
+    await admin.patch(
       `/api/v1/namespaces/${ns}/pods/web/status`,
       { status: { conditions: [{ type: GATE, status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } },
-      STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
+      PatchType.Strategic,
     );
     sink.statusChanged(versioned(created, runningStatus(1, 'c2')));
     await sink.whenIdle();
@@ -188,11 +213,7 @@ describe('createApiStatusSink against the real API server', () => {
         STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
       ),
     ).rejects.toMatchObject({ statusCode: 422, reason: 'Invalid' });
-    await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/again`, {
-      kind: 'DeleteOptions',
-      apiVersion: 'v1',
-      gracePeriodSeconds: 0,
-    });
+    await admin.delete(`/api/v1/namespaces/${ns}/pods/again`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
     const recreated = await createPod('again', false);
     const before = calls.length;
     sink.statusChanged(versioned(pod, runningStatus(0, 'old')));
@@ -200,7 +221,7 @@ describe('createApiStatusSink against the real API server', () => {
     expect(calls.slice(before)).toEqual(['get again']);
     expect((await getPod('again')).status?.phase).toBe('Pending');
     // A DELETE with the old UID as precondition is a 409 Conflict.
-    const err: unknown = await podStatusApi(nodeClient, [])
+    const err: unknown = await podStatusApi(kubelet, [])
       .delete(ns, 'again', { gracePeriodSeconds: 0, uid: pod.metadata.uid })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeError);
@@ -213,7 +234,7 @@ describe('createApiStatusSink against the real API server', () => {
     sink.statusChanged(versioned(created, runningStatus(0, 'j1')));
     await sink.whenIdle();
     // kubectl delete --wait=false: the pod only gets a deletionTimestamp.
-    await admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/job`, { kind: 'DeleteOptions', apiVersion: 'v1' });
+    await admin.delete(`/api/v1/namespaces/${ns}/pods/job`, { body: { kind: 'DeleteOptions', apiVersion: 'v1' } });
     const deleting = await getPod('job');
     expect(deleting.metadata.deletionTimestamp).toBeDefined();
     expect(deleting.metadata.deletionGracePeriodSeconds).toBe(30);
@@ -238,10 +259,10 @@ describe('createApiStatusSink against the real API server', () => {
     sink.statusChanged(versioned(created, structuredClone(done)));
     await sink.whenIdle();
     expect(calls.filter((c) => c.endsWith(' job')).slice(-3)).toEqual(['get job', 'patch job', 'delete job']);
-    await eventually('the pod to be gone', async () =>
+    await waitFor('the pod to be gone', async () =>
       getPod('job').then(
         () => undefined,
-        (e: unknown) => (e instanceof KubeError && e.statusCode === 404 ? true : undefined),
+        (e: unknown) => (isNotFound(e) ? true : undefined),
       ),
     );
   });
