@@ -3,6 +3,8 @@ export type { Logger, LogFields } from './logger.js';
 export { systemClock, sleepWith, jitter } from './clock.js';
 export type { Clock, TimerHandle } from './clock.js';
 export { createBackoff } from './backoff.js';
+export { createTokenBucket } from './token-bucket.js';
+export type { TokenBucket, TokenBucketOptions } from './token-bucket.js';
 export { forEachBounded } from './concurrency.js';
 export type { Backoff, BackoffOptions } from './backoff.js';
 export { EventType, containerReference, nodeReference, noopEventRecorder, podReference } from './events.js';

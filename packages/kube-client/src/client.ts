@@ -1,7 +1,6 @@
 import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
-import { noopMetrics } from '@kubelet-ts/common';
+import { createTokenBucket, noopMetrics } from '@kubelet-ts/common';
 import { KubeClientError } from './errors.js';
-import { createTokenBucket } from './internal/rate-limiter.js';
 import { createRestClient } from './internal/rest-client.js';
 import { createHttpsTransport } from './internal/transport.js';
 import type { ClusterConnection } from './kubeconfig.js';

@@ -1,12 +1,12 @@
 // client-go tools/record events_cache.go: the EventCorrelator (aggregator, then the counting
 // "event logger", then the per-object spam filter), with its keys and defaults.
 import type { Event } from '@kubelet-ts/api';
-import type { Clock } from '@kubelet-ts/common';
+import { createTokenBucket } from '@kubelet-ts/common';
+import type { Clock, TokenBucket } from '@kubelet-ts/common';
 import { AGGREGATED_MESSAGE_PREFIX, CORRELATOR_DEFAULTS } from '../constants.js';
 import type { CorrelatorOptions, EventPatch } from '../types.js';
 import { LruCache } from './lru.js';
 import { metaTime } from './make-event.js';
-import { TokenBucket } from './token-bucket.js';
 
 // A JSON array as the key: upstream joins the fields with "", which lets two different events collide.
 const key = (...parts: (string | undefined)[]): string => JSON.stringify(parts.map((p) => p ?? ''));
@@ -82,7 +82,7 @@ export interface EventCorrelator {
 }
 
 export function createEventCorrelator(
-  clock: Pick<Clock, 'now'>,
+  clock: Clock,
   nameEvent: (objectName: string, nowMs: number) => string,
   options: CorrelatorOptions = {},
 ): EventCorrelator {
@@ -131,7 +131,7 @@ export function createEventCorrelator(
 
   const filtered = (event: Event): boolean => {
     const k = spamKey(event);
-    const bucket = spam.get(k) ?? new TokenBucket(clock, o.qps, o.burstSize);
+    const bucket = spam.get(k) ?? createTokenBucket({ qps: o.qps, burst: o.burstSize, clock });
     spam.set(k, bucket);
     return !bucket.tryAccept();
   };

@@ -1,10 +1,9 @@
 import { isAlreadyExists, isConflict, isNotFound, isResourceExpired } from '@kubelet-ts/api';
-import { noopLogger } from '@kubelet-ts/common';
+import { createTokenBucket, noopLogger } from '@kubelet-ts/common';
 import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { z } from 'zod';
 import { KubeClientError } from '../errors.js';
 import type { WatchEvent } from '../types.js';
-import { createTokenBucket } from './rate-limiter.js';
 import { createRestClient } from './rest-client.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 import { SendError } from './transport.js';

@@ -1,10 +1,9 @@
 // Sending one request: rate limit, deadline, the reused-connection retry, 429 retries, metrics, errors.
-import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics, TokenBucket } from '@kubelet-ts/common';
 import { DEFAULT_BUCKETS, formatGoDuration } from '@kubelet-ts/common';
 import { KubeClientError } from '../errors.js';
 import type { HttpMethod, KubeResponse } from '../types.js';
 import { encodeQuery, parseBody, retryAfterSeconds, statusError } from './http.js';
-import type { RateLimiter } from './rate-limiter.js';
 import type { Send, Sent } from './send.js';
 import type { Transport } from './transport.js';
 import { SendError } from './transport.js';
@@ -14,7 +13,7 @@ export interface SenderOptions {
   /** host[:port] of the server, for metric labels. */
   host: string;
   userAgent: string;
-  limiter: RateLimiter;
+  limiter: Pick<TokenBucket, 'wait'>;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;

@@ -1,5 +1,5 @@
-import { FakeClock } from '@kubelet-ts/common/testing';
-import { createTokenBucket } from './rate-limiter.js';
+import { createTokenBucket } from './token-bucket.js';
+import { FakeClock } from './testing/index.js';
 
 describe('token bucket', () => {
   it('lets a burst through at once, then one request per 1/qps', async () => {
@@ -49,5 +49,21 @@ describe('token bucket', () => {
     const next = limiter.wait();
     await clock.advance(1000);
     expect(await next).toBe(1000);
+  });
+
+  it('starts full, refills continuously up to the burst, and never drains on a clock going back', () => {
+    const clock = new FakeClock(0);
+    const bucket = createTokenBucket({ qps: 1, burst: 2, clock });
+    expect([bucket.tryAccept(), bucket.tryAccept(), bucket.tryAccept()]).toEqual([true, true, false]);
+    clock.setNow(500);
+    expect(bucket.tryAccept()).toBe(false);
+    clock.setNow(1000);
+    expect(bucket.tryAccept()).toBe(true);
+    clock.setNow(60_000); // a long pause refills only `burst` tokens
+    expect([bucket.tryAccept(), bucket.tryAccept(), bucket.tryAccept()]).toEqual([true, true, false]);
+    clock.setNow(0);
+    expect(bucket.tryAccept()).toBe(false);
+    clock.setNow(61_000);
+    expect(bucket.tryAccept()).toBe(true);
   });
 });
