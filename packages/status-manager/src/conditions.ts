@@ -1,7 +1,6 @@
 // Upstream pkg/kubelet/status/generate.go: the kubelet-owned pod conditions.
 import type { Container, ContainerStatus, Pod, PodCondition } from '@kubelet-ts/api';
-import { isRestartableInitContainer } from '@kubelet-ts/api';
-import { rfc3339 } from './time.js';
+import { formatTime, isRestartableInitContainer } from '@kubelet-ts/api';
 
 /** Condition reasons written by the kubelet (status/generate.go). */
 export const ConditionReason = {
@@ -146,7 +145,7 @@ export function updateLastTransitionTimes(
     if (c.lastTransitionTime !== undefined) return c;
     const old = previous.find((p) => p.type === c.type);
     const lastTransitionTime =
-      old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
+      old !== undefined && old.status === c.status && old.lastTransitionTime !== undefined ? old.lastTransitionTime : formatTime(now);
     return { ...c, lastTransitionTime };
   });
 }

@@ -19,7 +19,6 @@ export {
   terminalReadyCondition,
   updateLastTransitionTimes,
 } from './conditions.js';
-export { rfc3339 } from './time.js';
 export { createApiStatusSink, STATUS_SYNC_PERIOD_MS } from './api-status-sink.js';
 export type { ApiStatusSink, ApiStatusSinkOptions, MirrorPodTranslator, PodLister, PodStatusApi } from './api-types.js';
 export { mergePodStatus } from './merge-pod-status.js';

@@ -1,7 +1,7 @@
 // Upstream status_manager.go mergePodStatus, for the status the kubelet PATCHes over the API's.
 import type { Pod, PodCondition, PodStatus } from '@kubelet-ts/api';
+import { formatTime } from '@kubelet-ts/api';
 import { ConditionReason, KUBELET_CONDITION_TYPES, readinessGateMessages, terminalReadyCondition } from './conditions.js';
-import { rfc3339 } from './time.js';
 
 /**
  * The top-level status fields the kubelet reports. Any other field of the API's status (set by the
@@ -44,7 +44,7 @@ const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded'
 function withTransitionTime(condition: PodCondition, api: readonly PodCondition[], now: number): PodCondition {
   const old = api.find((c) => c.type === condition.type);
   const lastTransitionTime =
-    old !== undefined && old.status === condition.status && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(now);
+    old !== undefined && old.status === condition.status && old.lastTransitionTime ? old.lastTransitionTime : formatTime(now);
   return { ...condition, lastTransitionTime };
 }
 
@@ -69,7 +69,9 @@ function reevaluateReadinessGates(pod: Pick<Pod, 'spec'>, conditions: PodConditi
       : { type: 'Ready', status: 'True' };
   if (ready.status === kubeletReady.status && ready.message === kubeletReady.message) return;
   const lastTransitionTime =
-    ready.status === kubeletReady.status && kubeletReady.lastTransitionTime !== undefined ? kubeletReady.lastTransitionTime : rfc3339(now);
+    ready.status === kubeletReady.status && kubeletReady.lastTransitionTime !== undefined
+      ? kubeletReady.lastTransitionTime
+      : formatTime(now);
   replaceOrAppend(conditions, {
     ...ready,
     ...(kubeletReady.lastProbeTime !== undefined ? { lastProbeTime: kubeletReady.lastProbeTime } : {}),
@@ -134,7 +136,7 @@ export function mergePodStatus(
       replaceOrAppend(conditions, {
         ...next,
         ...(current?.lastProbeTime !== undefined ? { lastProbeTime: current.lastProbeTime } : {}),
-        lastTransitionTime: keepTime ? (current.lastTransitionTime as string) : rfc3339(now),
+        lastTransitionTime: keepTime ? (current.lastTransitionTime as string) : formatTime(now),
       });
     }
   }

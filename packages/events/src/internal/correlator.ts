@@ -1,12 +1,12 @@
 // client-go tools/record events_cache.go: the EventCorrelator (aggregator, then the counting
 // "event logger", then the per-object spam filter), with its keys and defaults.
 import type { Event } from '@kubelet-ts/api';
+import { formatTime } from '@kubelet-ts/api';
 import { createTokenBucket } from '@kubelet-ts/common';
 import type { Clock, TokenBucket } from '@kubelet-ts/common';
 import { AGGREGATED_MESSAGE_PREFIX, CORRELATOR_DEFAULTS } from '../constants.js';
 import type { CorrelatorOptions, EventPatch } from '../types.js';
 import { LruCache } from './lru.js';
-import { metaTime } from './make-event.js';
 
 // A JSON array as the key: upstream joins the fields with "", which lets two different events collide.
 const key = (...parts: (string | undefined)[]): string => JSON.stringify(parts.map((p) => p ?? ''));
@@ -152,7 +152,7 @@ export function createEventCorrelator(
 
 /** Upstream's aggregate carries only these fields: no annotations, no reporting fields. */
 function aggregateEvent(event: Event, now: number, name: string): Event {
-  const t = metaTime(now);
+  const t = formatTime(now);
   const combined: Event = {
     apiVersion: 'v1',
     kind: 'Event',

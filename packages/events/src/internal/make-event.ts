@@ -2,9 +2,6 @@ import { DEFAULT_NAMESPACE, formatTime, generateEventName } from '@kubelet-ts/ap
 import type { Event, EventSource } from '@kubelet-ts/api';
 import type { EventType, ObjectReference } from '@kubelet-ts/common';
 
-/** metav1.Time on the wire: RFC 3339 at second precision. */
-export const metaTime = formatTime;
-
 /**
  * Unix nanoseconds for event names, unique within one broadcaster: the clock has milliseconds
  * only, so two events of one millisecond get consecutive nanoseconds instead of one name.
@@ -45,7 +42,7 @@ export interface NewEvent {
  * reportingComponent/reportingInstance from the source, eventTime null (legacy validation).
  */
 export function makeEvent(e: NewEvent): Event {
-  const t = metaTime(e.nowMs);
+  const t = formatTime(e.nowMs);
   const metadata: Event['metadata'] = { name: e.name, namespace: e.ref.namespace || DEFAULT_NAMESPACE };
   if (e.annotations !== undefined) metadata.annotations = { ...e.annotations };
   const event: Event = {

@@ -1,7 +1,7 @@
 // Upstream kubelet_pods.go: generateAPIPodStatus, getPhase, convertToAPIContainerStatuses.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/api';
-import { getPodQOSClass, isRestartableInitContainer, isStaticPod } from '@kubelet-ts/api';
+import { formatTime, getPodQOSClass, isRestartableInitContainer, isStaticPod } from '@kubelet-ts/api';
 import { shouldContainerBeRestarted } from '@kubelet-ts/container-runtime';
 import type { RuntimeContainerStatus, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { ContainerStartFailure } from '../reason-cache.js';
@@ -11,7 +11,6 @@ import {
   generatePodReadyCondition,
   hasAnyRegularContainerStarted,
   KUBELET_CONDITION_TYPES,
-  rfc3339,
   updateLastTransitionTimes,
 } from '@kubelet-ts/status-manager';
 import { generatePodReadyToStartContainersCondition } from './ready-to-start.js';
@@ -163,7 +162,7 @@ function convertState(
 ): { state: ContainerState; restartBump: boolean } {
   switch (cs.state) {
     case 'running':
-      return { state: { running: cs.startedAt !== undefined ? { startedAt: rfc3339(cs.startedAt) } : {} }, restartBump: false };
+      return { state: { running: cs.startedAt !== undefined ? { startedAt: formatTime(cs.startedAt) } : {} }, restartBump: false };
     case 'created':
       // created but not running is "waiting to be running"
       return { state: { waiting: {} }, restartBump: false };
@@ -174,8 +173,8 @@ function convertState(
             exitCode: cs.exitCode ?? 0,
             ...(cs.reason !== undefined && cs.reason !== '' ? { reason: cs.reason } : {}),
             ...(cs.message !== undefined && cs.message !== '' ? { message: cs.message } : {}),
-            ...(cs.startedAt !== undefined ? { startedAt: rfc3339(cs.startedAt) } : {}),
-            ...(cs.finishedAt !== undefined ? { finishedAt: rfc3339(cs.finishedAt) } : {}),
+            ...(cs.startedAt !== undefined ? { startedAt: formatTime(cs.startedAt) } : {}),
+            ...(cs.finishedAt !== undefined ? { finishedAt: formatTime(cs.finishedAt) } : {}),
             containerID,
           },
         },
@@ -414,6 +413,6 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
       if (second !== undefined && s.podIPs?.length === 1 && isIPv4(s.podIPs[0]?.ip ?? '') !== isIPv4(second)) s.podIPs.push({ ip: second });
     }
   }
-  s.startTime = old.startTime ?? apiStatus.startTime ?? rfc3339(input.now);
+  s.startTime = old.startTime ?? apiStatus.startTime ?? formatTime(input.now);
   return s;
 }

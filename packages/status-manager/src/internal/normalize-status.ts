@@ -1,6 +1,6 @@
 // Upstream status_manager.go normalizeStatus, and the Go-equivalence the patch diff needs.
 import type { ContainerState, ContainerStatus, Pod, PodStatus } from '@kubelet-ts/api';
-import { rfc3339 } from '../time.js';
+import { formatTime } from '@kubelet-ts/api';
 
 /** Upstream kubecontainer.MaxPodTerminationMessageLogLength: all terminated messages of a pod together. */
 export const MAX_POD_TERMINATION_MESSAGE_BYTES = 12 * 1024;
@@ -14,7 +14,7 @@ export function toRfc3339Seconds(value: string): string {
   const [, seconds, , zone] = m;
   if (zone === 'Z' || zone === 'z') return `${seconds}Z`;
   const ms = Date.parse(`${seconds}${zone}`);
-  return Number.isNaN(ms) ? value : rfc3339(ms);
+  return Number.isNaN(ms) ? value : formatTime(ms);
 }
 
 /** The first `maxBytes` bytes of `text` in UTF-8, cut at a character boundary (Go cuts bytes blindly). */
