@@ -9,17 +9,17 @@ import type { Event } from '@kubelet-ts/api';
 import { EventType, containerReference, nodeReference, podReference } from '@kubelet-ts/common';
 import type { ReferencedPod } from '@kubelet-ts/common';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
+import type { KubeClient } from '@kubelet-ts/kube-client';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
 import { AGGREGATED_MESSAGE_PREFIX, COMPONENT_KUBELET, createEventBroadcaster } from '../../src/index.js';
 import type { EventBroadcaster } from '../../src/index.js';
-import { apiClient, eventSink } from './api-client.js';
-import type { ApiClient } from './api-client.js';
+import { eventSink, kubeClient } from './kube.js';
 
 const env = controlPlaneEnv();
 const namespace = `kts-events-${randomBytes(4).toString('hex')}`;
 
-let admin: ApiClient;
-let node: ApiClient;
+let admin: KubeClient;
+let node: KubeClient;
 let pod: ReferencedPod;
 const calls: string[] = [];
 const logger = new RecordingLogger();
@@ -31,18 +31,18 @@ function kubectl(...args: string[]): string {
 }
 
 async function eventsAbout(ns: string, name: string): Promise<Event[]> {
-  const list = (await admin.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3D${name}`)) as {
+  const list = (await admin.list(`/api/v1/namespaces/${ns}/events`, { query: { fieldSelector: `involvedObject.name=${name}` } })) as {
     items: unknown[];
   };
   return list.items.map((item) => EventSchema.parse(item));
 }
 
 beforeAll(async () => {
-  admin = apiClient(env.kubeconfig);
-  node = apiClient(env.nodeKubeconfig);
-  await admin.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  admin = await kubeClient(env.kubeconfig);
+  node = await kubeClient(env.nodeKubeconfig);
+  await admin.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   // Bound to the node by name: no scheduler and no kubelet needed for it to be the object of events.
-  pod = (await admin.request('POST', `/api/v1/namespaces/${namespace}/pods`, {
+  pod = (await admin.create(`/api/v1/namespaces/${namespace}/pods`, {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'web' },
@@ -54,10 +54,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await broadcaster?.shutdown();
-  await admin?.request('DELETE', `/api/v1/namespaces/${namespace}`).catch(() => undefined);
-  for (const name of nodeEventNames) await admin?.request('DELETE', `/api/v1/namespaces/default/events/${name}`).catch(() => undefined);
-  admin?.close();
-  node?.close();
+  await admin?.delete(`/api/v1/namespaces/${namespace}`).catch(() => undefined);
+  for (const name of nodeEventNames) await admin?.delete(`/api/v1/namespaces/default/events/${name}`).catch(() => undefined);
+  admin?.closeAllConnections();
+  node?.closeAllConnections();
 });
 
 describe('events against the real API server, as system:node:<node>', () => {
@@ -116,7 +116,7 @@ describe('events against the real API server, as system:node:<node>', () => {
     const recorder = broadcaster.newRecorder({ component: COMPONENT_KUBELET, host: env.nodeName });
     const ref = containerReference(pod, 'nginx');
     const [created] = (await eventsAbout(namespace, 'web')).filter((e) => e.reason === 'Created');
-    await admin.request('DELETE', `/api/v1/namespaces/${namespace}/events/${created?.metadata.name}`);
+    await admin.delete(`/api/v1/namespaces/${namespace}/events/${created?.metadata.name}`);
     calls.length = 0;
     recorder.event(ref, EventType.Normal, 'Created', 'Created container: nginx');
     await broadcaster.flush();
