@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
-import { waitFor } from '@kubelet-ts/test-support';
+import type { KubeClient } from '@kubelet-ts/kube-client';
+import { controlPlaneEnv, waitFor } from '@kubelet-ts/test-support';
 import {
   createCertificateManager,
   createFileStore,
@@ -25,13 +26,12 @@ import {
 } from '../../src/index.js';
 import type { CertificatePair, CsrApi } from '../../src/index.js';
 import { createTestCa } from '../../src/testing/index.js';
-import { httpsCsrApi, json, kubectl, request, controlPlane } from './api.js';
-import type { Credentials } from './api.js';
+import { certClient, closeClients, csrApiOver, kubeconfigClient, kubectl, request } from './api.js';
 
-const cp = controlPlane();
+const cp = controlPlaneEnv();
 const suffix = randomBytes(3).toString('hex');
-const bootstrap: Credentials = { token: cp.bootstrapToken };
-const bootstrapApi = httpsCsrApi(cp, () => bootstrap);
+let bootstrapClient: KubeClient;
+let bootstrapApi: CsrApi;
 const cluster = { server: cp.apiserver, certificateAuthority: cp.caFile };
 const SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 
@@ -63,14 +63,16 @@ async function csrsOf(node: string): Promise<ApiCsr[]> {
 
 /** The authenticated user of a client certificate, per the API server (SelfSubjectReview). */
 async function whoAmI(pemFile: string): Promise<{ username: string; groups: string[] }> {
-  const review = json(
-    await request(cp, { pemFile }, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+  const client = certClient(cp, pemFile);
+  try {
+    const review = (await client.create('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'SelfSubjectReview',
-    }),
-    'selfsubjectreview',
-  ) as { status: { userInfo: { username: string; groups: string[] } } };
-  return review.status.userInfo;
+    })) as { status: { userInfo: { username: string; groups: string[] } } };
+    return review.status.userInfo;
+  } finally {
+    client.closeAllConnections();
+  }
 }
 
 /** The test's reader of the kubeconfig it wrote (the kubelet uses its API client's kubeconfig loader). */
@@ -80,7 +82,13 @@ async function readClientCertificate(kubeconfigPath: string): Promise<string | u
   return file === undefined ? undefined : fs.readFile(file, 'utf8');
 }
 
+beforeAll(async () => {
+  bootstrapClient = await kubeconfigClient(cp.bootstrapKubeconfig);
+  bootstrapApi = csrApiOver(bootstrapClient);
+});
+
 afterAll(async () => {
+  closeClients();
   for (const node of nodes) {
     const names = (await csrsOf(node)).map((c) => c.metadata.name);
     if (names.length > 0) await kubectl(cp, 'delete', 'csr', '--ignore-not-found', ...names);
@@ -104,8 +112,11 @@ describe('TLS bootstrap against the real API server', () => {
       api: bootstrapApi,
       readClientCertificate,
       checkServer: async (signal) => {
-        const healthz = await request(cp, bootstrap, 'GET', '/healthz', undefined, signal);
-        if (healthz.statusCode !== 200 || healthz.body !== 'ok') throw new Error(`healthz: ${healthz.statusCode} ${healthz.body}`);
+        // kube-client speaks JSON only (/healthz answers a plain "ok"): /version, public as /healthz is.
+        const version = await bootstrapClient.request({ method: 'GET', path: '/version', signal });
+        const { gitVersion } = version.body as { gitVersion?: unknown };
+        if (version.statusCode !== 200 || typeof gitVersion !== 'string')
+          throw new Error(`version: ${version.statusCode} ${JSON.stringify(version.body)}`);
       },
       timeoutMs: 90_000,
     });
@@ -182,7 +193,7 @@ describe('TLS bootstrap against the real API server', () => {
     const credentialsUsed: string[] = [];
     const csrApiFor = (current: CertificatePair | undefined): CsrApi => {
       credentialsUsed.push(current === undefined ? 'bootstrap' : current.leaf.serialNumber);
-      return current === undefined ? bootstrapApi : httpsCsrApi(cp, () => ({ pemFile: store.currentPath() }));
+      return current === undefined ? bootstrapApi : csrApiOver(certClient(cp, store.currentPath()));
     };
     const logger = new RecordingLogger();
     const manager = createCertificateManager({ store, nodeName: node, csrApiFor, random: () => 0, logger });
@@ -253,7 +264,7 @@ describe('TLS bootstrap against the real API server', () => {
       `--root-dir=${join(dir, 'root')}`,
       `--hostname-override=${node}`,
     ];
-    const upstream = spawn(cp.upstreamKubelet, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const upstream = spawn(join(cp.upstreamBinDir, 'kubelet'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     upstream.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const exited = new Promise<void>((resolve) => upstream.on('exit', () => resolve()));
