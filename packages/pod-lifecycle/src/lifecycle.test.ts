@@ -293,6 +293,24 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.pods.get(pod.metadata.uid)?.sandboxes.every((s) => s.state === 'notready')).toBe(true);
   });
 
+  it('couldHaveRunningContainers: true while a pod runs, false once its worker stopped it for good', async () => {
+    const h = start();
+    const pod = makePod({ restartPolicy: 'Never' });
+    const { uid } = pod.metadata;
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    expect(h.lifecycle.couldHaveRunningContainers(uid)).toBe(true);
+    h.runtime.exitContainer(h.runtime.latestContainer(uid, 'app')?.id ?? '', 0);
+    await h.clock.advance(3_000);
+    expect(h.podWorkers.state(uid)).toBe('terminated');
+    expect(h.lifecycle.couldHaveRunningContainers(uid)).toBe(false);
+    // A UID the lifecycle never saw could have containers until housekeeping compared the runtime with the sources.
+    expect(h.lifecycle.couldHaveRunningContainers('never-seen')).toBe(true);
+    h.lifecycle.setSourcesReady();
+    await h.housekeeping();
+    expect(h.lifecycle.couldHaveRunningContainers('never-seen')).toBe(false);
+  });
+
   it('runs container GC every period, telling it whether all sources are ready', async () => {
     const h = start({ gcPolicy: { minAgeMs: 5_000, maxPerPodContainer: 2, maxContainers: 10 } });
     await h.clock.advance(60_000);

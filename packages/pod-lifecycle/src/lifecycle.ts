@@ -115,6 +115,12 @@ export interface PodLifecycle {
   getActivePods(): Pod[];
   /** Upstream podResourcesAreReclaimed: the pod's worker finished (containers stopped, volumes and cgroup released). */
   podResourcesAreReclaimed(uid: string): boolean;
+  /**
+   * Upstream podWorkers.CouldHaveRunningContainers: false once the pod's containers are known to be
+   * stopped for good. The API status sink holds a pod's terminal phase back while this is true. An
+   * unknown UID could have some until housekeeping first compared the runtime with the sources.
+   */
+  couldHaveRunningContainers(uid: string): boolean;
   /** `pleg` and `syncloop`. */
   readonly healthCheckers: readonly HealthChecker[];
 }
@@ -310,6 +316,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     evictPod: (uid, request) => killer.evictPod(uid, request),
     getActivePods,
     podResourcesAreReclaimed: (uid) => podWorkers.shouldPodContentBeRemoved(uid),
+    couldHaveRunningContainers: (uid) => podWorkers.couldHaveRunningContainers(uid),
     healthCheckers: [pleg.healthChecker, syncLoop.healthChecker],
   };
   return { lifecycle, podWorkers, pleg, cache, statusManager, housekeeping: housekeeping.housekeeping };
