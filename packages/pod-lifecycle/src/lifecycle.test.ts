@@ -9,7 +9,7 @@ import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import type { PodLifecycleOptions } from './lifecycle.js';
 import { createPodLifecycleForTest, makePod } from './testing/index.js';
-import type { VolumeProvider } from './types.js';
+import type { PodCgroupsHook, VolumeProvider } from './types.js';
 
 function setup(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void) {
   const clock = new FakeClock();
@@ -631,6 +631,64 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     const versions = sink.versionsOf(pod.metadata.uid);
     expect(versions.length).toBeGreaterThanOrEqual(2);
     expect(versions).toEqual(versions.map((_, i) => i + 1));
+  });
+
+  it('marks the final status finished once the terminated pod released its volumes and cgroup (upstream TerminatePod)', async () => {
+    const sink = new FakeStatusSink();
+    const statusManager = createStatusManager({ sink });
+    const finished = (uid: string): boolean => sink.latest.get(uid)?.podIsFinished === true;
+    const order: string[] = [];
+    const volumes: VolumeProvider = {
+      waitForAttachAndMount: () => Promise.resolve(),
+      getMountsForContainer: () => Promise.resolve([]),
+      teardownPod: async (uid) => void order.push(`teardown (finished: ${finished(uid)})`),
+    };
+    const podCgroups: PodCgroupsHook = {
+      ensureExists: () => Promise.resolve(),
+      destroy: async (uid) => void order.push(`destroy cgroup (finished: ${finished(uid)})`),
+    };
+    const h = start({ statusManager, volumes, podCgroups });
+    const pod = makePod({ restartPolicy: 'Never' });
+    const { uid } = pod.metadata;
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    expect(finished(uid)).toBe(false);
+    h.runtime.exitContainer(h.runtime.latestContainer(uid, 'app')?.id ?? '', 0);
+    await h.clock.advance(3_000);
+    expect(h.podWorkers.state(uid)).toBe('terminated');
+    expect(order).toEqual(['teardown (finished: false)', 'destroy cgroup (finished: false)']);
+    const last = sink.latest.get(uid);
+    expect(last).toMatchObject({ podIsFinished: true, status: { phase: 'Succeeded' } });
+    expect(sink.versionsOf(uid).at(-1)).toBe(last?.version);
+    expect(statusManager.getVersionedPodStatus(uid)).toBe(last);
+  });
+
+  it('reports a container that never started as terminated (ContainerStatusUnknown) in the final status of a deleted pod', async () => {
+    const h = start();
+    const pod = makePod({ terminationGracePeriodSeconds: 1 });
+    h.runtime.onSyncPod = () => ({
+      results: [{ action: 'StartContainer', target: 'app', reason: 'ErrImagePull', message: 'pull failed' }],
+      error: new Error('ErrImagePull'),
+    });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(1_000);
+    expect(h.lifecycle.getPodStatus(pod.metadata.uid)?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ErrImagePull');
+    const deleting: Pod = {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:01Z', deletionGracePeriodSeconds: 1 },
+    };
+    h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'api', pods: [deleting] });
+    await h.clock.advance(3_000);
+    expect(h.podWorkers.state(pod.metadata.uid)).toBe('terminated');
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status?.phase).toBe('Failed');
+    expect(status?.containerStatuses?.[0]?.state).toEqual({
+      terminated: {
+        exitCode: 137,
+        reason: 'ContainerStatusUnknown',
+        message: 'The container could not be located when the pod was terminated',
+      },
+    });
   });
 
   it('a startup change sets started and, as a status generation would, ready; no other container changes', async () => {

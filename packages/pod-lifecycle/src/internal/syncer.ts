@@ -17,7 +17,7 @@ import type { StatusGenerator } from './pod-status.js';
 
 export interface PodSyncerOptions {
   runtime: ContainerRuntime;
-  statusManager: Pick<StatusManager, 'setPodStatus'>;
+  statusManager: Pick<StatusManager, 'setPodStatus' | 'terminatePod'>;
   generate: StatusGenerator;
   cache: PodStatusCache;
   reasons: ReasonCache;
@@ -164,6 +164,9 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
           );
         }
       }
+      // Upstream SyncTerminatedPod ends with statusManager.TerminatePod: the final version, marked finished
+      // (in API mode the sink may then delete the pod for good).
+      statusManager.terminatePod(pod);
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
     },
   };
