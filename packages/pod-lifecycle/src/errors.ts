@@ -14,6 +14,8 @@ export type PodLifecycleErrorCode =
   | 'POD_DIR_ERROR'
   /** The pod's cgroup could not be created, updated or removed (see the `podCgroups` hook). */
   | 'POD_CGROUP_ERROR'
+  /** A mirror pod could not be created or deleted (retried after back-off), or the mirror pod manager was run twice. */
+  | 'MIRROR_POD_ERROR'
   /** The wait was aborted through its AbortSignal. */
   | 'ABORTED';
 
