@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import { promises as fsp, writeFileSync } from 'node:fs';
 import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
@@ -281,20 +282,49 @@ describe('node allocatable', () => {
       evictionHard: { 'memory.available': '10%', 'nodefs.available': '10%' },
     });
     expect(result.enforced).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB, pids: 900 });
-    expect(result.allocatable).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10), pids: 900 });
+    // 10 % as upstream computes it: a float32 fraction (0.100000001), the product truncated.
+    const tenPercentOf4Gi = Math.trunc(4 * GiB * Math.fround(0.1));
+    expect(result.allocatable).toEqual({ cpuMilli: 1700, memoryBytes: 4 * GiB - 256 * MiB - tenPercentOf4Gi, pids: 900 });
     expect(evictionMemoryReservation({ 'memory.available': '100Mi' }, GiB)).toBe(100 * MiB);
     expect(computeNodeAllocatable({ capacity: { cpuMilli: 100, memoryBytes: 10 }, kubeReserved: { cpu: '1' } }).allocatable.cpuMilli).toBe(
       0,
     );
     expect(nodeResourceList(result.allocatable)).toEqual({
       cpu: '1700m',
-      memory: String(4 * GiB - 256 * MiB - Math.floor((4 * GiB) / 10)),
+      memory: String(4 * GiB - 256 * MiB - tenPercentOf4Gi),
     });
   });
 
-  it('reads cpus and MemTotal from the machine', async () => {
+  it('advertises ephemeral storage less its reservations and the nodefs.available hard threshold, never enforcing it', () => {
+    const result = computeNodeAllocatable({
+      capacity: { cpuMilli: 2000, memoryBytes: 4 * GiB, ephemeralStorageBytes: 100 * GiB },
+      kubeReserved: { 'ephemeral-storage': '1Gi' },
+      systemReserved: { 'ephemeral-storage': '2Gi' },
+      evictionHard: { 'nodefs.available': '10%' },
+    });
+    expect(result.reserved.ephemeralStorageBytes).toBe(3 * GiB);
+    expect(result.evictionEphemeralStorageBytes).toBe(10737418400); // 100Gi × float32(0.1), truncated
+    expect(result.allocatable.ephemeralStorageBytes).toBe(100 * GiB - 3 * GiB - 10737418400);
+    expect(result.enforced.ephemeralStorageBytes).toBeUndefined();
+    // The upstream kubelet's allocatable on a 270553174016-byte root filesystem with nodefs.available 1 %.
+    const onePercent = computeNodeAllocatable({
+      capacity: { cpuMilli: 2000, memoryBytes: GiB, ephemeralStorageBytes: 270553174016 },
+      evictionHard: { 'nodefs.available': '1%' },
+    });
+    expect(nodeResourceList(onePercent.allocatable)['ephemeral-storage']).toBe('267847642337');
+    expect(() => computeNodeAllocatable({ capacity: result.capacity, evictionHard: { 'nodefs.available': '120%' } })).toThrow(
+      /evictionHard.nodefs.available: invalid percentage/,
+    );
+  });
+
+  it('reads cpus and MemTotal from the machine, and the ephemeral storage from the filesystem of a path', async () => {
     tree = await createFakeCgroupTree({ mode: 'v1', cpus: 3, memoryBytes: 2 * GiB });
     expect(await readMachineCapacity(tree.fsRoot)).toEqual({ cpuMilli: 3000, memoryBytes: 2 * GiB, pids: 4194304 });
+    const fs = await statfs(tree.fsRoot);
+    expect((await readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: tree.fsRoot })).ephemeralStorageBytes).toBe(fs.blocks * fs.bsize);
+    const fresh = await readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: `${tree.fsRoot}/not/made/yet` });
+    expect(fresh.ephemeralStorageBytes).toBe(fs.blocks * fs.bsize);
+    await expect(readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: '\0bad' })).rejects.toThrow(/cannot statfs/);
     expect(countCpuList('0-3,6,8-9\n')).toBe(7);
   });
 });

@@ -52,6 +52,11 @@ export interface ContainerManagerOptions {
   qosUpdateIntervalMs?: number;
   /** Machine capacity (default: read from `<fsRoot>/proc` and `/sys`). */
   machineCapacity?: () => Promise<NodeResources>;
+  /**
+   * With the default machine capacity: the path whose filesystem is the node's ephemeral storage
+   * (upstream: the kubelet's root dir, with localStorageCapacityIsolation). Unset: none is reported.
+   */
+  ephemeralStoragePath?: string;
   /** An existing cgroup manager (tests: a fake); otherwise one is made from the options below. */
   cgroupManager?: CgroupManager;
   fsRoot?: string;
@@ -179,7 +184,12 @@ class ContainerManagerImpl implements ContainerManager {
   async #doStart(): Promise<void> {
     const rootText = this.cgroupManager.name(this.#root);
     try {
-      const capacity = await (this.#options.machineCapacity ?? (() => readMachineCapacity(this.#options.fsRoot)))();
+      const readDefault = (): Promise<NodeResources> =>
+        readMachineCapacity(
+          this.#options.fsRoot,
+          this.#options.ephemeralStoragePath !== undefined ? { ephemeralStoragePath: this.#options.ephemeralStoragePath } : {},
+        );
+      const capacity = await (this.#options.machineCapacity ?? readDefault)();
       const allocatable = computeNodeAllocatable({
         capacity,
         ...(this.#options.kubeReserved !== undefined ? { kubeReserved: this.#options.kubeReserved } : {}),

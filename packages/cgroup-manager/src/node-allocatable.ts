@@ -1,15 +1,16 @@
 import { availableParallelism } from 'node:os';
-import { readFile } from 'node:fs/promises';
+import { readFile, statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { NodeResources, Quantity } from '@kubelet-ts/api';
 import { quantityMilliValue, quantityValue } from '@kubelet-ts/api';
 import { CgroupError } from './errors.js';
 
 export interface NodeAllocatableInput {
   capacity: NodeResources;
-  /** `kubeReserved` / `systemReserved` maps (cpu, memory, pid). */
+  /** `kubeReserved` / `systemReserved` maps (cpu, memory, ephemeral-storage, pid). */
   kubeReserved?: Record<string, Quantity>;
   systemReserved?: Record<string, Quantity>;
-  /** `evictionHard`; only `memory.available` counts (quantity or percentage of memory capacity). */
+  /** `evictionHard`; `memory.available` and `nodefs.available` count (quantities or percentages of the capacity). */
   evictionHard?: Record<string, string>;
 }
 
@@ -19,6 +20,8 @@ export interface NodeAllocatable {
   reserved: NodeResources;
   /** The hard eviction threshold reserved for memory.available. */
   evictionMemoryBytes: number;
+  /** The hard eviction threshold reserved for nodefs.available (0 without an ephemeral-storage capacity). */
+  evictionEphemeralStorageBytes: number;
   /** What the node advertises: capacity − kubeReserved − systemReserved − hard eviction (never negative). */
   allocatable: NodeResources;
   /**
@@ -39,26 +42,33 @@ function reservedAmount(map: Record<string, Quantity> | undefined, key: string, 
   }
 }
 
-/** Parses `memory.available` of evictionHard into bytes (percentages of the memory capacity). */
-export function evictionMemoryReservation(evictionHard: Record<string, string> | undefined, memoryCapacity: number): number {
-  const value = evictionHard?.['memory.available'];
+/** Parses the threshold of `signal` in evictionHard into bytes (a percentage is of `capacity`); 0 when unset. */
+function evictionReservation(evictionHard: Record<string, string> | undefined, signal: string, capacity: number): number {
+  const value = evictionHard?.[signal];
   if (value === undefined || value === '') return 0;
   if (value.endsWith('%')) {
     const pct = Number(value.slice(0, -1));
     if (!Number.isFinite(pct) || pct < 0 || pct > 100)
-      throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: invalid percentage ${JSON.stringify(value)}`);
-    return Math.floor((memoryCapacity * pct) / 100);
+      throw new CgroupError('INVALID_CONFIG', `evictionHard.${signal}: invalid percentage ${JSON.stringify(value)}`);
+    // Upstream ParsePercentage keeps a float32 (1% is 0.0099999998) and truncates capacity × it.
+    return Math.trunc(capacity * Math.fround(Math.fround(pct) / 100));
   }
   try {
     return quantityValue(value);
   } catch (err) {
-    throw new CgroupError('INVALID_CONFIG', `evictionHard.memory.available: ${JSON.stringify(value)} is not a valid quantity`, {
-      cause: err,
-    });
+    throw new CgroupError('INVALID_CONFIG', `evictionHard.${signal}: ${JSON.stringify(value)} is not a valid quantity`, { cause: err });
   }
 }
 
-/** Upstream GetNodeAllocatableReservation / getNodeAllocatableAbsolute for cpu, memory and pids. */
+/** Parses `memory.available` of evictionHard into bytes (percentages of the memory capacity). */
+export function evictionMemoryReservation(evictionHard: Record<string, string> | undefined, memoryCapacity: number): number {
+  return evictionReservation(evictionHard, 'memory.available', memoryCapacity);
+}
+
+/**
+ * Upstream GetNodeAllocatableReservation / getNodeAllocatableAbsolute for cpu, memory, pids and,
+ * when the capacity has it, ephemeral storage (advertised, never enforced on a cgroup).
+ */
 export function computeNodeAllocatable(input: NodeAllocatableInput): NodeAllocatable {
   const { capacity } = input;
   const reserved: NodeResources = {
@@ -79,7 +89,16 @@ export function computeNodeAllocatable(input: NodeAllocatableInput): NodeAllocat
   };
   if (reserved.pids !== undefined && capacity.pids !== undefined) enforced.pids = sub(capacity.pids, reserved.pids);
   const allocatable: NodeResources = { ...enforced, memoryBytes: sub(enforced.memoryBytes, evictionMemoryBytes) };
-  return { capacity, reserved, evictionMemoryBytes, allocatable, enforced };
+  let evictionEphemeralStorageBytes = 0;
+  if (capacity.ephemeralStorageBytes !== undefined) {
+    const storage = capacity.ephemeralStorageBytes;
+    reserved.ephemeralStorageBytes =
+      reservedAmount(input.kubeReserved, 'ephemeral-storage', 'kubeReserved', false) +
+      reservedAmount(input.systemReserved, 'ephemeral-storage', 'systemReserved', false);
+    evictionEphemeralStorageBytes = evictionReservation(input.evictionHard, 'nodefs.available', storage);
+    allocatable.ephemeralStorageBytes = sub(storage, reserved.ephemeralStorageBytes + evictionEphemeralStorageBytes);
+  }
+  return { capacity, reserved, evictionMemoryBytes, evictionEphemeralStorageBytes, allocatable, enforced };
 }
 
 /** Parses a cpu list (`0-3,6`) into a count. */
@@ -99,7 +118,7 @@ export function countCpuList(text: string): number {
  * `/sys/devices/system/cpu/online`, MemTotal from `/proc/meminfo`, pid_max from
  * `/proc/sys/kernel/pid_max`, under `fsRoot`.
  */
-export async function readMachineCapacity(fsRoot = '/'): Promise<NodeResources> {
+export async function readMachineCapacity(fsRoot = '/', options: { ephemeralStoragePath?: string } = {}): Promise<NodeResources> {
   const root = fsRoot.replace(/\/+$/, '');
   const meminfo = await readFile(`${root}/proc/meminfo`, 'utf8').catch((err: unknown) => {
     throw CgroupError.from(err, 'IO', `cannot read ${root}/proc/meminfo`);
@@ -109,9 +128,28 @@ export async function readMachineCapacity(fsRoot = '/'): Promise<NodeResources> 
   const online = await readFile(`${root}/sys/devices/system/cpu/online`, 'utf8').catch(() => '');
   const cpus = countCpuList(online) || availableParallelism();
   const pidMax = Number((await readFile(`${root}/proc/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim());
+  const ephemeralStorageBytes = options.ephemeralStoragePath !== undefined ? await filesystemSize(options.ephemeralStoragePath) : undefined;
   return {
     cpuMilli: cpus * 1000,
     memoryBytes: Number(match[1]) * 1024,
+    ...(ephemeralStorageBytes !== undefined ? { ephemeralStorageBytes } : {}),
     ...(Number.isInteger(pidMax) && pidMax > 0 ? { pids: pidMax } : {}),
   };
+}
+
+/**
+ * The size of the filesystem that holds `path` (cadvisor's fs Capacity: blocks × block size); a
+ * path not made yet (a fresh root dir) is measured at its nearest existing parent.
+ */
+async function filesystemSize(path: string): Promise<number> {
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      const fs = await statfs(at);
+      return fs.blocks * fs.bsize;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) {
+        throw CgroupError.from(err, 'IO', `cannot statfs ${path} for the ephemeral-storage capacity`);
+      }
+    }
+  }
 }
