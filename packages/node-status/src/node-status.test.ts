@@ -155,7 +155,7 @@ describe('node status: host info', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('reads machine-id, the DMI UUID, the boot ID and os-release; a missing file gives ""', async () => {
+  it('reads machine-id, the system UUID (machine-id without DMI, as cadvisor), the boot ID and os-release; a missing file gives ""', async () => {
     await mkdir(join(root, 'etc'), { recursive: true });
     await mkdir(join(root, 'proc/sys/kernel/random'), { recursive: true });
     await writeFile(join(root, 'etc/machine-id'), 'abc123\n');
@@ -163,11 +163,14 @@ describe('node status: host info', () => {
     await writeFile(join(root, 'etc/os-release'), 'NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
     expect(await readHostInfo(root, () => '6.1.0-18-amd64')).toEqual({
       machineID: 'abc123',
-      systemUUID: '',
+      systemUUID: 'abc123',
       bootID: 'boot-1',
       kernelVersion: '6.1.0-18-amd64',
       osImage: 'Debian GNU/Linux 12 (bookworm)',
     });
+    await mkdir(join(root, 'sys/class/dmi/id'), { recursive: true });
+    await writeFile(join(root, 'sys/class/dmi/id/product_uuid'), 'EC2A-UUID\n');
+    expect((await readHostInfo(root)).systemUUID).toBe('EC2A-UUID');
     expect(osImageFrom('ID=alpine\n')).toBe('Linux');
     expect(osImageFrom("PRETTY_NAME='Alpine Linux v3.20'")).toBe('Alpine Linux v3.20');
   });

@@ -109,6 +109,38 @@ export function platformInfo(
   };
 }
 
+/**
+ * Upstream RuntimeHandlers: `status.runtimeHandlers` from the runtime's Status reply, each with its
+ * recursive read-only mount and user namespace support (both always present, false when unknown).
+ */
+export function runtimeHandlers(
+  handlers: Provider<readonly { name: string; features?: { recursiveReadOnlyMounts?: boolean; userNamespaces?: boolean } }[]>,
+): NodeStatusSetter {
+  return {
+    name: 'RuntimeHandlers',
+    async set(node) {
+      statusOf(node).runtimeHandlers = (await handlers()).map((h) => ({
+        name: h.name,
+        features: { recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true, userNamespaces: h.features?.userNamespaces === true },
+      }));
+    },
+  };
+}
+
+/**
+ * Upstream NodeFeatures: `status.features.supplementalGroupsPolicy` once the runtime reported its
+ * features (the kubelet passes the pod's policy to it); nothing before.
+ */
+export function nodeFeatures(features: Provider<{ supplementalGroupsPolicy?: boolean } | undefined>): NodeStatusSetter {
+  return {
+    name: 'NodeFeatures',
+    async set(node) {
+      const f = await features();
+      if (f !== undefined) statusOf(node).features = { supplementalGroupsPolicy: f.supplementalGroupsPolicy === true };
+    },
+  };
+}
+
 /** Upstream DaemonEndpoints: the port of the kubelet's (authenticated) server; 0 when it serves none. */
 export function daemonEndpoints(kubeletPort: Provider<number>): NodeStatusSetter {
   return {

@@ -110,6 +110,7 @@ export function createNodeStatusUpdater(options: NodeStatusUpdaterOptions): Node
     return updated;
   };
 
+  const fromApi = async (): Promise<Node> => parseNode(await nodeApi.get(nodeName), `GET nodes/${nodeName}`);
   const fromLister = (): Node => {
     const cached = options.nodeLister.get(nodeName);
     if (cached === undefined) throw new NodeStatusError('NODE_NOT_FOUND', `node "${nodeName}" not found in the node informer`);
@@ -117,8 +118,9 @@ export function createNodeStatusUpdater(options: NodeStatusUpdaterOptions): Node
   };
 
   const tryUpdateNodeStatus = async (tryNumber: number): Promise<void> => {
-    // Try 0 reads the informer's copy: most updates then cost one request, or none.
-    const original = tryNumber === 0 ? fromLister() : parseNode(await nodeApi.get(nodeName), `GET nodes/${nodeName}`);
+    // Try 0 reads the informer's copy: most updates then cost one request, or none. Just registered,
+    // before the watch brought the node, it asks the API server (as upstream's try 0 always does).
+    const original = tryNumber === 0 && options.nodeLister.get(nodeName) !== undefined ? fromLister() : await fromApi();
     const { node, changed } = await updateNode(original);
     if (!changed && clock.now() - lastStatusReportTime < reportFrequencyMs) {
       updates.inc({ result: 'unchanged' });
