@@ -5,6 +5,7 @@ import { OwnerReferenceSchema, ResourceListSchema } from './schemas.js';
 
 const str = z.string();
 const int = z.number().int();
+const bool = z.boolean();
 const stringMap = z.record(z.string(), z.string());
 
 /** The metadata of a cluster-scoped object: no namespace, and nothing defaulted (a Node shows only what is set). */
@@ -69,6 +70,12 @@ export type NodeSystemInfo = z.infer<typeof NodeSystemInfoSchema>;
 export const ContainerImageSchema = z.looseObject({ names: z.array(str).optional(), sizeBytes: int.optional() });
 export type ContainerImage = z.infer<typeof ContainerImageSchema>;
 
+export const NodeRuntimeHandlerSchema = z.looseObject({
+  name: str,
+  features: z.looseObject({ recursiveReadOnlyMounts: bool.optional(), userNamespaces: bool.optional() }).optional(),
+});
+export type NodeRuntimeHandler = z.infer<typeof NodeRuntimeHandlerSchema>;
+
 export const NodeStatusSchema = z.looseObject({
   capacity: ResourceListSchema.optional(),
   allocatable: ResourceListSchema.optional(),
@@ -78,6 +85,8 @@ export const NodeStatusSchema = z.looseObject({
   nodeInfo: NodeSystemInfoSchema.optional(),
   images: z.array(ContainerImageSchema).optional(),
   volumesInUse: z.array(str).optional(),
+  runtimeHandlers: z.array(NodeRuntimeHandlerSchema).optional(),
+  features: z.looseObject({ supplementalGroupsPolicy: bool.optional() }).optional(),
 });
 export type NodeStatus = z.infer<typeof NodeStatusSchema>;
 

@@ -31,6 +31,8 @@ export const PodSecurityContextSchema = z.looseObject({
   fsGroup: int.optional(),
   fsGroupChangePolicy: str.optional(),
   supplementalGroups: z.array(int).optional(),
+  /** Merge (default): the image's groups of the user are added; Strict: only those of the spec. */
+  supplementalGroupsPolicy: z.enum(['Merge', 'Strict']).optional(),
   seccompProfile: SeccompProfileSchema.optional(),
   seLinuxOptions: SELinuxOptionsSchema.optional(),
   sysctls: z.array(z.looseObject({ name: str, value: str })).optional(),

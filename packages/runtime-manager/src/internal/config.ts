@@ -92,6 +92,8 @@ export function generatePodSandboxConfig(input: SandboxConfigInput): PodSandboxC
         ...(sc?.runAsUser === undefined ? {} : { runAsUser: { value: sc.runAsUser } }),
         ...(sc?.runAsGroup === undefined ? {} : { runAsGroup: { value: sc.runAsGroup } }),
         ...(supplementalGroups.length === 0 ? {} : { supplementalGroups }),
+        // Upstream convertToRuntimeSupplementalGroupsPolicy: unset is Merge (the proto's 0).
+        ...(sc?.supplementalGroupsPolicy === 'Strict' ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
         ...(sc?.seLinuxOptions === undefined ? {} : { selinuxOptions: { ...sc.seLinuxOptions } }),
       },
     },
@@ -165,6 +167,7 @@ export function containerSecurityContext(pod: Pod, container: Container, imageUs
           : {}),
     ...(sc.runAsGroup === undefined ? {} : { runAsGroup: { value: sc.runAsGroup } }),
     ...(supplementalGroups.length === 0 ? {} : { supplementalGroups }),
+    ...(podSc?.supplementalGroupsPolicy === 'Strict' ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
     ...(sc.seLinuxOptions === undefined ? {} : { selinuxOptions: { ...sc.seLinuxOptions } }),
   };
 }

@@ -5,6 +5,20 @@ import { hashContainer } from '@kubelet-ts/container-runtime';
 import type { PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { app, side, makePod, sync, created, summary, setup } from './test-env.js';
 
+describe('syncPod: supplementalGroupsPolicy', () => {
+  it('passes Strict to the sandbox and every container, and leaves Merge (the default) unset', async () => {
+    const env = setup({ runtimeHandler: undefined });
+    await sync(env, makePod({ securityContext: { supplementalGroups: [5], supplementalGroupsPolicy: 'Strict' } }));
+    const sandbox = (env.runtime.callsOf('runPodSandbox')[0]?.request as { config: PodSandboxConfig }).config;
+    expect(sandbox.linux?.securityContext).toMatchObject({ supplementalGroups: [5], supplementalGroupsPolicy: 'Strict' });
+    expect(created(env, 'app')[0]?.linux?.securityContext).toMatchObject({ supplementalGroups: [5], supplementalGroupsPolicy: 'Strict' });
+
+    const merge = setup({ runtimeHandler: undefined });
+    await sync(merge, makePod({ securityContext: { supplementalGroups: [5] } }));
+    expect(created(merge, 'app')[0]?.linux?.securityContext?.supplementalGroupsPolicy).toBeUndefined();
+  });
+});
+
 describe('syncPod: a fresh pod', () => {
   it('creates the sandbox with the upstream config and starts every container', async () => {
     const env = setup({ runtimeHandler: undefined });
