@@ -10,6 +10,10 @@
 #   bash scripts/control-plane.sh node-kubeconfig NAME FILE
 #                                             write a kubeconfig for system:node:NAME (x509, group
 #                                             system:nodes) to FILE
+#   bash scripts/control-plane.sh stop|start COMPONENT
+#                                             stop one component (etcd, kube-apiserver,
+#                                             kube-controller-manager, kube-scheduler) and start it
+#                                             again with the same state: outage tests
 #
 # Everything lives in $KUBELET_TS_CONTROL_PLANE_DIR (default /run/kubelet-ts-control-plane), etcd's
 # data on tmpfs (/dev/shm). Scripts and tests find the control plane through $DIR/env.
@@ -441,6 +445,22 @@ case ${1:-} in
     [ $# -eq 3 ] || die "usage: control-plane.sh node-kubeconfig NAME FILE"
     node_kubeconfig "$2" "$3"
     ;;
+  # Outage tests: one component stopped and started again with the same state (etcd keeps its data).
+  stop)
+    [ $# -eq 2 ] || die "usage: control-plane.sh stop etcd|kube-apiserver|kube-controller-manager|kube-scheduler"
+    lock && stop_component "$2"
+    ;;
+  start)
+    [ $# -eq 2 ] || die "usage: control-plane.sh start etcd|kube-apiserver|kube-controller-manager|kube-scheduler"
+    lock
+    case $2 in
+      etcd) start_etcd "$(bin_dir)" ;;
+      kube-apiserver) start_apiserver "$(bin_dir)" ;;
+      kube-controller-manager) start_controller_manager "$(bin_dir)" ;;
+      kube-scheduler) start_scheduler "$(bin_dir)" ;;
+      *) die "unknown component $2" ;;
+    esac
+    ;;
   -h | --help | help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' ;;
-  *) die "usage: control-plane.sh up|down|status|env|node-kubeconfig NAME FILE (see --help)" ;;
+  *) die "usage: control-plane.sh up|down|status|env|node-kubeconfig NAME FILE|stop COMPONENT|start COMPONENT (see --help)" ;;
 esac
