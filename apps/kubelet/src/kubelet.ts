@@ -3,10 +3,11 @@
  * Dependencies, and Kubelet.Run). Wiring only: every behaviour lives in a library or in ./internal.
  */
 import type { NodeResources } from '@kubelet-ts/api';
+import { EventReason } from '@kubelet-ts/api';
 import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager';
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
-import { noopEventRecorder, noopMetrics, systemClock } from '@kubelet-ts/common';
+import { EventType, nodeReference, noopEventRecorder, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
@@ -14,6 +15,8 @@ import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
+import { createRuntimeState } from '@kubelet-ts/node-status';
+import type { RuntimeState } from '@kubelet-ts/node-status';
 import type { PodSource } from '@kubelet-ts/pod-sources';
 import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
 import { createCriExecFn, createProbeManager } from '@kubelet-ts/probe-runner';
@@ -33,7 +36,8 @@ import { nodeResourceGetters } from './internal/node-resources.js';
 import type { NodeResourceGetters } from './internal/node-resources.js';
 import { createKubeletNodeStatus } from './internal/node-status.js';
 import { createKubeletPluginManager } from './internal/plugins.js';
-import { waitForRuntime } from './internal/runtime-ready.js';
+import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
+import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
 import { createKubeletServers } from './internal/servers.js';
 import type { KubeletServers } from './internal/servers.js';
 import { podSourcesRunnable, staticPodSources } from './internal/sources.js';
@@ -67,6 +71,8 @@ export interface KubeletDependencies {
   cgroupManager?: CgroupManager;
   /** The machine's cpu and memory. Default: read from /proc and /sys. */
   machineCapacity?: () => Promise<NodeResources>;
+  /** Aborts the build while it waits (TLS bootstrap waits for its certificate). */
+  signal?: AbortSignal;
 }
 
 export interface Kubelet {
@@ -79,12 +85,23 @@ export function resolveNode(flags: Pick<KubeletFlags, 'hostnameOverride' | 'node
   return { nodeName: resolveNodeName(flags.hostnameOverride), nodeIPs: resolveNodeIPs(flags.nodeIP) };
 }
 
+/** API-server mode: --kubeconfig given (the kubeconfig is written by TLS bootstrap when --bootstrap-kubeconfig is too). */
+export function isApiMode(flags: Pick<KubeletFlags, 'kubeconfig'>): flags is KubeletFlags & { kubeconfig: string } {
+  return flags.kubeconfig !== undefined && flags.kubeconfig !== '';
+}
+
 /**
- * The start-up log line: the configuration as it takes effect. The kubelet runs standalone only,
- * and serves no authenticated server yet, whatever the configuration asks for.
+ * The start-up log line: the configuration as it takes effect. The authenticated server (port
+ * 10250: logs, exec, metrics) is not served yet, whatever the configuration asks for.
  */
 export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>, node: NodeIdentity): LogFields {
-  return { ...summarizeConfiguration(options.config, options.flags), mode: 'standalone', server: 'not served (standalone)', ...node };
+  const api = isApiMode(options.flags);
+  return {
+    ...summarizeConfiguration(options.config, options.flags),
+    mode: api ? 'api-server' : 'standalone',
+    server: 'not served: the authenticated kubelet API (port 10250) is not implemented yet',
+    ...node,
+  };
 }
 
 interface Context {
@@ -96,6 +113,10 @@ interface Context {
   logger: Logger;
   recorder: EventRecorder;
   metrics: Metrics;
+  /** The runtime's readiness as the Ready condition reports it (upstream runtimeState). */
+  runtimeState: RuntimeState;
+  /** API-server mode; undefined standalone. */
+  api: ApiMode | undefined;
 }
 
 /** The node agents: the runtime and what the kubelet drives through it. */
@@ -135,6 +156,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     cpuCfsQuotaPeriodMs: durationMs(config.cpuCFSQuotaPeriod),
     ...(deps.cgroupManager !== undefined ? { cgroupManager: deps.cgroupManager } : {}),
     ...(deps.machineCapacity !== undefined ? { machineCapacity: deps.machineCapacity } : {}),
+    // Upstream: the root dir's filesystem is the node's ephemeral-storage capacity (localStorageCapacityIsolation).
+    ...(config.localStorageCapacityIsolation ? { ephemeralStoragePath: flags.rootDir } : {}),
     clock,
     logger: logger.child({ component: 'cm' }),
   });
@@ -201,7 +224,12 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
   const { config, flags, clock, logger, recorder, metrics } = ctx;
   const { probes } = agents;
   // Pod statuses (status-manager): what the lifecycle generates and probes change; what /pods serves.
-  const statusManager = createStatusManager({ clock, logger: logger.child({ component: 'status' }) });
+  // In API mode every status also goes to the API server (pods/status PATCH and the final DELETE).
+  const statusManager = createStatusManager({
+    clock,
+    logger: logger.child({ component: 'status' }),
+    ...(ctx.api !== undefined ? { sink: ctx.api.statusSink } : {}),
+  });
   const lifecycle = createPodLifecycle({
     statusManager,
     readiness: probes.readiness,
@@ -223,12 +251,16 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
   statusManager.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
   probes.onResultChange((change) => lifecycle.handleProbeResult(change));
   lifecycle.onPodRemoved((uid) => probes.removePod(uid));
+  // Upstream addHealthCheck("PLEG"): an unhealthy PLEG keeps the node NotReady.
+  for (const check of lifecycle.healthCheckers) if (check.name === 'pleg') ctx.runtimeState.addHealthCheck({ name: 'PLEG', check: () => check.check() });
   return lifecycle;
 }
 
 interface NodeServices {
   servers: KubeletServers;
-  runnables: Record<'containerLogs' | 'imageGc' | 'eviction', Runnable>;
+  runnables: Record<'containerLogs' | 'imageGc' | 'eviction' | 'runtimeStatus', Runnable>;
+  /** API mode's runnables, bound to the kubelet. */
+  api: ApiModeRunnables | undefined;
 }
 
 /** What keeps the node healthy and visible: image GC, log rotation, stats, eviction, node status and the servers. */
@@ -289,17 +321,30 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     kubeletVersion: KUBELET_VERSION,
     maxPods: config.maxPods,
     maxImages: config.nodeStatusMaxImages,
-    // No authenticated server runs standalone.
-    kubeletPort: 0,
+    // The port of the authenticated server as configured in API mode (upstream daemonEndpoints); none standalone.
+    kubeletPort: ctx.api !== undefined ? config.port : 0,
     resources: agents.resources,
     eviction,
+    runtimeState: ctx.runtimeState,
+    localStorageCapacityIsolation: config.localStorageCapacityIsolation,
     cri,
+    clock,
+    recorder: ctx.recorder,
     logger: logger.child({ component: 'node-status' }),
   });
   const servers = createKubeletServers({ config, lifecycle, stats, nodeStatus, logger });
   // Eviction starts once every pod source was seen (upstream starts it with the runtime-dependent modules, after the first pods were admitted).
   const evictionRunnable: Runnable = { run: (signal) => eviction.run(signal) };
-  return { servers, runnables: { containerLogs, imageGc: imageGCRunnable(imageGc, imageGCPeriodMs(config)), eviction: evictionRunnable } };
+  return {
+    servers,
+    runnables: {
+      containerLogs,
+      imageGc: imageGCRunnable(imageGc, imageGCPeriodMs(config)),
+      eviction: evictionRunnable,
+      runtimeStatus: runtimeStatusRunnable(cri.runtime, ctx.runtimeState, { clock, logger: logger.child({ component: 'kubelet' }) }),
+    },
+    api: ctx.api?.start({ lifecycle, nodeStatus }),
+  };
 }
 
 /**
@@ -308,21 +353,41 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
  */
 export async function buildKubelet(options: KubeletOptions, deps: KubeletDependencies): Promise<Kubelet> {
   const node = deps.node ?? resolveNode(options.flags);
+  const clock = deps.clock ?? systemClock;
+  const metrics = deps.metrics ?? noopMetrics;
+  const { flags } = options;
+  // API mode is loaded only when asked for: standalone never loads the API client and its friends.
+  const api = isApiMode(flags)
+    ? await (
+        await import('./internal/api/api-mode.js')
+      ).connectApiMode({
+        config: options.config,
+        flags,
+        nodeName: node.nodeName,
+        userAgent: `kubelet/${KUBELET_VERSION} (linux/${process.arch === 'x64' ? 'amd64' : process.arch}) kubelet-ts`,
+        clock,
+        logger: deps.logger,
+        metrics,
+        signal: deps.signal ?? new AbortController().signal,
+      })
+    : undefined;
   const ctx: Context = {
     config: options.config,
-    flags: options.flags,
+    flags,
     node,
     getNodeIPs: () => node.nodeIPs,
-    clock: deps.clock ?? systemClock,
+    clock,
     logger: deps.logger,
-    recorder: deps.recorder ?? noopEventRecorder,
-    metrics: deps.metrics ?? noopMetrics,
+    recorder: deps.recorder ?? api?.recorder ?? noopEventRecorder,
+    metrics,
+    runtimeState: createRuntimeState({ clock }),
+    api,
   };
   const agents = await buildNodeAgents(ctx, deps);
   const lifecycle = buildCore(ctx, agents);
   const services = buildNodeServices(ctx, agents, lifecycle);
   const sources = podSourcesRunnable({
-    sources: deps.podSources ?? staticPodSources(ctx.config, node.nodeName, ctx.clock, ctx.logger),
+    sources: [...(deps.podSources ?? staticPodSources(ctx.config, node.nodeName, ctx.clock, ctx.logger)), ...(api !== undefined ? [api.podSource] : [])],
     allowedObjectReferences: staticPodObjectReferences(ctx.flags.staticObjectDir),
     lifecycle,
     clock: ctx.clock,
@@ -339,19 +404,29 @@ async function runKubelet(
 ): Promise<void> {
   const { clock, logger } = ctx;
   const { cri, containerManager } = k.agents;
-  const { servers } = k.services;
+  const { servers, api } = k.services;
+  const opts = (component: string, extra: Partial<SuperviseOptions> = {}): SuperviseOptions => ({
+    clock,
+    logger: logger.child({ component }),
+    ...extra,
+  });
   await servers.listen();
-  // Until the runtime answers nothing else starts; this only gives up when the kubelet is stopped.
-  const runtimeName = await waitForRuntime(cri.runtime, { endpoint: ctx.config.containerRuntimeEndpoint, clock, logger, signal }).catch(
-    () => undefined,
-  );
-  if (runtimeName !== undefined) {
+  // Upstream BirthCry.
+  ctx.recorder.event(nodeReference(ctx.node.nodeName), EventType.Normal, EventReason.Starting, 'Starting kubelet.');
+  // Before the runtime answers, as upstream: the runtime's status for the Ready condition and, in API mode,
+  // the node's registration, status and lease, so that the node is seen (NotReady) while the runtime is missing.
+  const heartbeats = [
+    supervise('Runtime status', k.services.runnables.runtimeStatus, signal, opts('kubelet')),
+    ...(api !== undefined ? superviseHeartbeats(api, signal, opts) : []),
+  ];
+  const subsystems = async (): Promise<void> => {
+    // Until the runtime answers nothing else starts; this only gives up when the kubelet is stopped.
+    const runtimeName = await waitForRuntime(cri.runtime, { endpoint: ctx.config.containerRuntimeEndpoint, clock, logger, signal }).catch(
+      () => undefined,
+    );
+    if (runtimeName === undefined) return;
     checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
-    const opts = (component: string, extra: Partial<SuperviseOptions> = {}): SuperviseOptions => ({
-      clock,
-      logger: logger.child({ component }),
-      ...extra,
-    });
+    const sourcesReady = (s: AbortSignal): Promise<void> => until(() => k.lifecycle.sourcesReady, clock, s);
     await Promise.all([
       supervise('Container manager', k.agents.runnables.cgroups, signal, opts('cm')),
       supervise('Pod source stream', k.sources, signal, opts('kubelet')),
@@ -359,14 +434,32 @@ async function runKubelet(
       supervise('Plugin watcher', k.agents.runnables.plugins, signal, opts('volumes', { consequence: 'CSI drivers will not register' })),
       supervise('Container log manager', k.services.runnables.containerLogs, signal, opts('container-logs')),
       supervise('Image garbage collection', k.services.runnables.imageGc, signal, opts('image-gc')),
-      supervise(
-        'Eviction manager',
-        k.services.runnables.eviction,
-        signal,
-        opts('eviction', { after: (s) => until(() => k.lifecycle.sourcesReady, clock, s) }),
-      ),
+      supervise('Eviction manager', k.services.runnables.eviction, signal, opts('eviction', { after: sourcesReady })),
       supervise('Pod lifecycle', k.lifecycle, signal, opts('kubelet')),
+      ...(api !== undefined
+        ? [
+            supervise('Pod informer', api.pods.podInformer, signal, opts('config', { restartMs: 5_000 })),
+            supervise('Status manager', api.pods.statusSink, signal, opts('status', { restartMs: 5_000 })),
+            supervise('Mirror pod manager', api.pods.mirrorPods, signal, opts('mirror-pods', { after: sourcesReady, restartMs: 5_000 })),
+          ]
+        : []),
     ]);
-  }
-  await closeAll(logger, [() => servers.close(), () => cri.close(), () => k.agents.probes.stop()]);
+  };
+  await Promise.all([...heartbeats, subsystems()]);
+  await closeAll(logger, [() => servers.close(), () => cri.close(), () => k.agents.probes.stop(), ctx.api !== undefined ? () => ctx.api?.close() : undefined]);
+}
+
+/** API mode's heartbeats, each restarted after a failure: the node must never stop reporting. */
+function superviseHeartbeats(
+  api: ApiModeRunnables,
+  signal: AbortSignal,
+  opts: (component: string, extra?: Partial<SuperviseOptions>) => SuperviseOptions,
+): Promise<void>[] {
+  const { heartbeats } = api;
+  return [
+    supervise('Node informer', heartbeats.nodeInformer, signal, opts('informer', { restartMs: 5_000 })),
+    supervise('Node status updater', heartbeats.nodeStatus, signal, opts('node-status', { restartMs: 1_000 })),
+    supervise('Node lease controller', heartbeats.nodeLease, signal, opts('node-lease', { restartMs: 1_000 })),
+    supervise('Client certificate manager', heartbeats.certificates, signal, opts('certificate', { restartMs: 10_000 })),
+  ];
 }

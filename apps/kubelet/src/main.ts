@@ -16,7 +16,7 @@ logger.info('Starting kubelet-ts', startupSummary(options, node));
 const shutdown = abortOnSignals(logger);
 await applyOomScoreAdj(config.oomScoreAdj, logger);
 
-const kubelet = await buildKubelet(options, { logger, node });
+const kubelet = await buildKubelet(options, { logger, node, signal: shutdown.signal });
 await kubelet.run(shutdown.signal);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Node } from '@kubelet-ts/api';
-import { RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, RecordingLogger } from '@kubelet-ts/common/testing';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { FakeEvictionManager } from '@kubelet-ts/eviction-manager/testing';
+import { createRuntimeState } from '@kubelet-ts/node-status';
 import { createRouter } from '@kubelet-ts/server';
 import { nodeResourceGetters } from './node-resources.js';
 import { createKubeletNodeStatus, installNodeRoute } from './node-status.js';
@@ -24,6 +25,15 @@ async function getNode(router: ReturnType<typeof createRouter>): Promise<Node> {
 
 type Options = Parameters<typeof createKubeletNodeStatus>[0];
 
+function readyRuntime(): ReturnType<typeof createRuntimeState> {
+  const state = createRuntimeState({ clock: new FakeClock() });
+  state.setRuntimeStatus([
+    { type: 'RuntimeReady', status: true },
+    { type: 'NetworkReady', status: true },
+  ]);
+  return state;
+}
+
 function nodeStatusOf(overrides: Partial<Options>): ReturnType<typeof createKubeletNodeStatus> {
   return createKubeletNodeStatus({
     nodeName: 'node-a',
@@ -36,6 +46,11 @@ function nodeStatusOf(overrides: Partial<Options>): ReturnType<typeof createKube
     eviction: new FakeEvictionManager(),
     cri: { runtime: new FakeRuntimeService(), image: new FakeImageService() },
     hostInfo: async () => host,
+    hugePages: async () => ({ 'hugepages-1Gi': '0', 'hugepages-2Mi': '0' }),
+    runtimeState: readyRuntime(),
+    localStorageCapacityIsolation: false,
+    clock: new FakeClock(),
+    recorder: new RecordingEventRecorder(),
     logger: new RecordingLogger(),
     ...overrides,
   });
@@ -65,13 +80,15 @@ describe('GET /node', () => {
       ['MemoryPressure', 'True', 'KubeletHasInsufficientMemory'],
       ['DiskPressure', 'False', 'KubeletHasNoDiskPressure'],
       ['PIDPressure', 'False', 'KubeletHasSufficientPID'],
+      ['Ready', 'True', 'KubeletReady'],
     ]);
     expect(node.status?.addresses).toEqual([
       { type: 'InternalIP', address: '192.168.1.10' },
       { type: 'Hostname', address: 'node-a' },
     ]);
-    expect(node.status?.capacity).toEqual({ cpu: '4000m', memory: String(8 * 1024 ** 3), pods: '110' });
-    expect(node.status?.allocatable).toEqual({ cpu: '3800m', memory: String(7 * 1024 ** 3), pods: '110' });
+    const hugePages = { 'hugepages-1Gi': '0', 'hugepages-2Mi': '0' };
+    expect(node.status?.capacity).toEqual({ cpu: '4000m', memory: String(8 * 1024 ** 3), pods: '110', ...hugePages });
+    expect(node.status?.allocatable).toEqual({ cpu: '3800m', memory: String(7 * 1024 ** 3), pods: '110', ...hugePages });
     expect(node.status?.nodeInfo).toMatchObject({
       machineID: 'mid',
       bootID: 'boot',
@@ -91,8 +108,49 @@ describe('GET /node', () => {
     const nodeStatus = nodeStatusOf({ maxPods: 10, cri: { runtime, image: new FakeImageService() } });
     const first = await nodeStatus.getNode();
     await nodeStatus.getNode();
-    expect(first.status?.capacity).toEqual({ cpu: '2000m', memory: String(4 * 1024 ** 3), pods: '10' });
+    expect(first.status?.capacity).toEqual({
+      cpu: '2000m',
+      memory: String(4 * 1024 ** 3),
+      pods: '10',
+      'hugepages-1Gi': '0',
+      'hugepages-2Mi': '0',
+    });
     expect(first.status?.allocatable).toEqual(first.status?.capacity);
     expect(runtime.calls.filter((c) => c.method === 'version')).toHaveLength(1);
+  });
+
+  it('is NotReady with the runtime\'s reasons and the missing ephemeral-storage capacity, and records NodeReady when that changes', async () => {
+    const clock = new FakeClock();
+    const recorder = new RecordingEventRecorder();
+    const runtimeState = createRuntimeState({ clock });
+    let storage: number | undefined;
+    const nodeStatus = nodeStatusOf({
+      runtimeState,
+      clock,
+      recorder,
+      localStorageCapacityIsolation: true,
+      resources: nodeResourceGetters({ getNodeAllocatable: () => undefined }, () => ({
+        cpuMilli: 2000,
+        memoryBytes: 4 * 1024 ** 3,
+        ...(storage !== undefined ? { ephemeralStorageBytes: storage } : {}),
+      })),
+    });
+    const node = await nodeStatus.getNode();
+    const ready = (n: Node) => n.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready(node)).toMatchObject({
+      status: 'False',
+      reason: 'KubeletNotReady',
+      message:
+        '[container runtime status check may not have completed yet, missing node capacity for resources: ephemeral-storage]',
+    });
+    runtimeState.setRuntimeStatus([
+      { type: 'RuntimeReady', status: true },
+      { type: 'NetworkReady', status: true },
+    ]);
+    storage = 100 * 1024 ** 3;
+    await nodeStatus.setNodeStatus(node);
+    expect(ready(node)).toMatchObject({ status: 'True', reason: 'KubeletReady' });
+    expect(node.status?.capacity?.['ephemeral-storage']).toBe(String(100 * 1024 ** 3));
+    expect(recorder.events.map((e) => e.reason)).toContain('NodeReady');
   });
 });

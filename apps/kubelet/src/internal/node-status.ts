@@ -1,19 +1,25 @@
 import { nodeResourceList } from '@kubelet-ts/api';
-import type { Logger } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { EvictionManager } from '@kubelet-ts/eviction-manager';
 import {
-  conditions,
   createNodeStatus,
   daemonEndpoints,
+  diskPressureCondition,
   images,
   machineInfo,
+  memoryPressureCondition,
   nodeAddress,
+  nodeFeatures,
+  pidPressureCondition,
   platformInfo,
   readHostInfo,
+  readHugePages,
+  readyCondition,
+  runtimeHandlers,
   versionInfo,
 } from '@kubelet-ts/node-status';
-import type { HostInfo, NodeStatusManager } from '@kubelet-ts/node-status';
+import type { HostInfo, NodeStatusManager, RuntimeState } from '@kubelet-ts/node-status';
 import type { Router } from '@kubelet-ts/server';
 import { sendJson } from '@kubelet-ts/server';
 import type { NodeResourceGetters } from './node-resources.js';
@@ -29,30 +35,44 @@ export interface KubeletNodeStatusOptions {
   kubeletPort: number;
   /** Node capacity and allocatable (the container manager's, the machine's until it computed them). */
   resources: NodeResourceGetters;
-  eviction: Pick<EvictionManager, 'nodeConditions'>;
+  eviction: Pick<EvictionManager, 'isUnderMemoryPressure' | 'isUnderDiskPressure' | 'isUnderPIDPressure'>;
+  /** The runtime's and network's readiness (and the PLEG's health) for the Ready condition. */
+  runtimeState: Pick<RuntimeState, 'runtimeErrors' | 'networkErrors' | 'runtimeHandlers' | 'runtimeFeatures'>;
+  /** `localStorageCapacityIsolation`: Ready then needs an ephemeral-storage capacity. */
+  localStorageCapacityIsolation: boolean;
   cri: { runtime: Pick<RuntimeService, 'version'>; image: Pick<ImageService, 'listImages'> };
+  clock: Clock;
+  /** Node condition transitions (NodeReady, NodeHasSufficientMemory…). */
+  recorder: EventRecorder;
   logger: Logger;
   /** The machine's identity and OS (tests); read from the host once by default. */
   hostInfo?: () => Promise<HostInfo>;
+  /** The machine's huge pages as capacity (tests); read from /sys once by default. */
+  hugePages?: () => Promise<Record<string, string>>;
 }
 
 /**
- * The node as the kubelet would post it in API mode: addresses from the node IPs, capacity and
- * allocatable from the cgroup manager (the machine's capacity until it computed them), the
- * machine's identity, the runtime's version and images, and eviction's pressure conditions.
+ * The node as the kubelet posts it in API mode (upstream defaultNodeStatusFuncs, in their order):
+ * addresses from the node IPs, capacity and allocatable from the cgroup manager (the machine's
+ * capacity until it computed them) with the huge pages, the machine's identity, the runtime's
+ * version and images, eviction's pressure conditions and the Ready condition.
  */
 export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): NodeStatusManager {
-  const { resources, cri } = options;
+  const { resources, cri, clock, recorder } = options;
   let host: Promise<HostInfo> | undefined;
   const hostInfo = (): Promise<HostInfo> => (host ??= (options.hostInfo ?? (() => readHostInfo()))());
+  let hugePagesRead: Promise<Record<string, string>> | undefined;
+  // Upstream: hugepages are node capacity and allocatable (none reserved here).
+  const hugePages = (): Promise<Record<string, string>> =>
+    (hugePagesRead ??= (options.hugePages ?? (() => readHugePages()))().catch(() => ({})));
   let runtimeVersion: string | undefined;
   return createNodeStatus({
     nodeName: options.nodeName,
     setters: [
       nodeAddress({ nodeIPs: options.getNodeIPs, hostname: () => options.nodeName }),
       machineInfo({
-        capacity: () => nodeResourceList(resources.capacity()),
-        allocatable: () => nodeResourceList(resources.allocatable()),
+        capacity: async () => ({ ...nodeResourceList(resources.capacity()), ...(await hugePages()) }),
+        allocatable: async () => ({ ...nodeResourceList(resources.allocatable()), ...(await hugePages()) }),
         maxPods: options.maxPods,
         machineID: async () => (await hostInfo()).machineID,
         systemUUID: async () => (await hostInfo()).systemUUID,
@@ -71,13 +91,25 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
         },
         kubeletVersion: options.kubeletVersion,
       }),
-      platformInfo(),
       daemonEndpoints(() => options.kubeletPort),
       images(async () => {
         const { images: list } = await cri.image.listImages({});
         return list.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, sizeBytes: Number(i.size) || 0 }));
       }, options.maxImages),
-      conditions(() => options.eviction.nodeConditions()),
+      platformInfo(),
+      runtimeHandlers(() => options.runtimeState.runtimeHandlers()),
+      nodeFeatures(() => options.runtimeState.runtimeFeatures()),
+      memoryPressureCondition(() => options.eviction.isUnderMemoryPressure(), { clock, recorder }),
+      diskPressureCondition(() => options.eviction.isUnderDiskPressure(), { clock, recorder }),
+      pidPressureCondition(() => options.eviction.isUnderPIDPressure(), { clock, recorder }),
+      readyCondition({
+        clock,
+        recorder,
+        runtimeErrors: () => options.runtimeState.runtimeErrors(),
+        networkErrors: () => options.runtimeState.networkErrors(),
+        localStorageCapacityIsolation: options.localStorageCapacityIsolation,
+        logger: options.logger,
+      }),
     ],
     logger: options.logger,
   });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import type { Logger } from '@kubelet-ts/common';
 
@@ -21,6 +22,8 @@ export async function applyOomScoreAdj(value: number, logger: Logger, file = '/p
  */
 export function abortOnSignals(logger: Logger, signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): AbortController {
   const controller = new AbortController();
+  // Every subsystem, informer and sleep listens on it: many listeners are expected, not a leak.
+  setMaxListeners(0, controller.signal);
   for (const signal of signals) {
     process.once(signal, () => {
       logger.info('Received signal, shutting down the kubelet (pods keep running)', { signal });
