@@ -75,6 +75,9 @@ export interface KubeletUnderTest {
   rootDir: string;
   podLogsDir: string;
   hostDir: string;
+  /** API mode: the kubeconfig TLS bootstrap writes, and the certificate directory. */
+  kubeconfig: string;
+  certDir: string;
   readOnlyPort: number;
   healthzPort: number;
   cri: CriClient;
@@ -98,6 +101,11 @@ let counter = 0;
 export interface CreateKubeletOptions {
   /** Extra KubeletConfiguration lines (`containerLogMaxSize: 64Ki`) for fields that have no flag. */
   config?: string[];
+  /**
+   * API-server mode against this control plane: TLS bootstrap with its bootstrap kubeconfig, the
+   * kubeconfig and certificates under the kubelet's temp dir, the control plane's node IP.
+   */
+  apiServer?: { bootstrapKubeconfig: string; nodeIp: string };
 }
 
 export async function createKubelet(label: string, options: CreateKubeletOptions = {}): Promise<KubeletUnderTest> {
@@ -143,6 +151,8 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
     rootDir,
     podLogsDir,
     hostDir,
+    kubeconfig: path.join(base, 'kubelet.kubeconfig'),
+    certDir: path.join(base, 'pki'),
     readOnlyPort,
     healthzPort,
     cri,
@@ -160,6 +170,14 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
         // The pod cgroup hierarchy lives under the test cgroup root, never in the machine's own.
         `--cgroup-root=${cgroupRoot}`,
         '-v=4',
+        ...(options.apiServer !== undefined
+          ? [
+              `--bootstrap-kubeconfig=${options.apiServer.bootstrapKubeconfig}`,
+              `--kubeconfig=${self.kubeconfig}`,
+              `--cert-dir=${self.certDir}`,
+              `--node-ip=${options.apiServer.nodeIp}`,
+            ]
+          : []),
         ...extraArgs,
       ];
       const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
