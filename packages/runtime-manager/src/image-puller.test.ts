@@ -1,5 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
 import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
@@ -7,6 +7,9 @@ import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
 /** A small image service: a set of present images, a scripted pull. */
 class TestImages implements ImageService {
   present = new Map<string, string>();
+  /** Image sizes ImageStatus reports, by name. */
+  sizes = new Map<string, number>();
+  statusError: Error | undefined;
   pulls: string[] = [];
   pullError: Error | undefined;
   /** When set, pulls wait for `release()`. */
@@ -22,8 +25,11 @@ class TestImages implements ImageService {
     return;
   }
   async imageStatus(req: { image?: { image?: string } | null }): Promise<ImageStatusResponse> {
-    const id = this.present.get(req.image?.image ?? '');
-    return { image: id === undefined ? null : ({ id } as ImageStatusResponse['image']), info: {} };
+    if (this.statusError !== undefined) throw this.statusError;
+    const name = req.image?.image ?? '';
+    const id = this.present.get(name);
+    const size = String(this.sizes.get(name) ?? 0);
+    return { image: id === undefined ? null : ({ id, size } as ImageStatusResponse['image']), info: {} };
   }
   async pullImage(req: PullImageRequest): Promise<PullImageResponse> {
     const name = req.image?.image ?? '';
@@ -320,5 +326,89 @@ describe('createImagePuller', () => {
       images.next().release();
       await expect(Promise.all(latest)).resolves.toEqual(['sha256:web:latest', 'sha256:web:latest']);
     });
+  });
+});
+
+describe('createImagePuller: events (upstream image manager)', () => {
+  const named = (image: string, imagePullPolicy?: string): Container => ({ ...container(image, imagePullPolicy), name: 'app' });
+  const podWith = (c: Container, uid = 'u1'): Pod => ({ metadata: { name: 'p', namespace: 'ns', uid }, spec: { containers: [c] } });
+  const ref = { kind: 'Pod', apiVersion: 'v1', name: 'p', namespace: 'ns', uid: 'u1', fieldPath: 'spec.containers{app}' };
+  const setupPuller = () => {
+    const clock = new FakeClock();
+    const images = new TestImages();
+    const recorder = new RecordingEventRecorder();
+    const puller = createImagePuller({ imageService: images, clock, recorder });
+    const ensure = (c: Container, uid?: string, signal?: AbortSignal) =>
+      puller.ensureImageExists(podWith(c, uid), c, signal === undefined ? {} : { signal }).then(
+        (imageRef) => imageRef,
+        (err: unknown) => err,
+      );
+    return { clock, images, recorder, ensure };
+  };
+
+  it('a present image: Normal Pulled "already present on machine", about the container (fieldPath)', async () => {
+    const { images, recorder, ensure } = setupPuller();
+    images.present.set('busybox:1.36', 'sha256:present');
+    await ensure(named('busybox:1.36'));
+    expect(recorder.events).toEqual([
+      { object: ref, type: 'Normal', reason: 'Pulled', message: 'Container image "busybox:1.36" already present on machine' },
+    ]);
+  });
+
+  it('a pull: Pulling, then Pulled with the pull time, the time including the wait for a pull slot, and the size', async () => {
+    const { clock, images, recorder, ensure } = setupPuller();
+    images.sizes.set('one:1', 4_194_304);
+    images.sizes.set('two:1', 1_234);
+    let release = (): void => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const both = Promise.all([ensure(named('one:1')), ensure(named('two:1'), 'u2')]);
+    await flushMicrotasks();
+    await clock.advance(1_500);
+    release();
+    await both;
+    // Serialized: two:1 waited 1.5 s for one:1, then pulled at once; the spec's image name, as given.
+    expect(recorder.lines()).toEqual([
+      'Normal Pulling Pulling image "one:1"',
+      'Normal Pulling Pulling image "two:1"',
+      'Normal Pulled Successfully pulled image "one:1" in 1.5s (1.5s including waiting). Image size: 4194304 bytes.',
+      'Normal Pulled Successfully pulled image "two:1" in 0s (1.5s including waiting). Image size: 1234 bytes.',
+    ]);
+  });
+
+  it('a failed pull: Warning Failed with the runtime error; inside the back-off, Normal BackOff and no pull', async () => {
+    const { images, recorder, ensure } = setupPuller();
+    images.pullError = new Error('401 Unauthorized');
+    await ensure(named('img:1'));
+    await ensure(named('img:1'));
+    expect(recorder.events.map((e) => [e.type, e.reason, e.message])).toEqual([
+      ['Normal', 'Pulling', 'Pulling image "img:1"'],
+      ['Warning', 'Failed', 'Failed to pull image "img:1": 401 Unauthorized'],
+      ['Normal', 'BackOff', 'Back-off pulling image "img:1"'],
+    ]);
+    expect(recorder.events.every((e) => e.object.fieldPath === 'spec.containers{app}')).toBe(true);
+  });
+
+  it('pull policy Never, an invalid name and a failed inspection are Warning events', async () => {
+    const { images, recorder, ensure } = setupPuller();
+    await ensure(named('gone:1', 'Never'));
+    await ensure(named('not valid'));
+    images.statusError = new Error('runtime down');
+    await ensure(named('any:1'));
+    expect(recorder.lines()).toEqual([
+      'Warning ErrImageNeverPull Container image "gone:1" is not present with pull policy of Never',
+      'Warning InspectFailed Failed to apply default image tag "not valid": couldn\'t parse image name "not valid": invalid reference format',
+      'Warning InspectFailed Failed to inspect image "any:1": runtime down',
+    ]);
+  });
+
+  it('a caller that went away records no Failed event', async () => {
+    const { images, recorder, ensure } = setupPuller();
+    images.gate = new Promise<void>(() => undefined);
+    const controller = new AbortController();
+    const aborted = ensure(named('img:1'), 'u1', controller.signal);
+    await flushMicrotasks();
+    controller.abort();
+    await aborted;
+    expect(recorder.lines()).toEqual(['Normal Pulling Pulling image "img:1"']);
   });
 });

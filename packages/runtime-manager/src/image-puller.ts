@@ -1,10 +1,20 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
-import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
-import { abortable, createBackoff, errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { EventReason, defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
+import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
+import {
+  EventType,
+  abortable,
+  createBackoff,
+  errorMessage,
+  formatGoDuration,
+  noopEventRecorder,
+  noopLogger,
+  systemClock,
+} from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
+import { containerRef } from './internal/events.js';
 import { Semaphore } from './internal/semaphore.js';
 
 /** Upstream image pull back-off: 10 s doubling up to 300 s. */
@@ -15,6 +25,11 @@ export interface ImagePullerOptions {
   imageService: ImageService;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Receives upstream's image events about the container (Pulling, Pulled, Failed, BackOff,
+   * ErrImageNeverPull, InspectFailed). Default: dropped.
+   */
+  recorder?: EventRecorder;
   /** Pull one image at a time (upstream default: true). */
   serializeImagePulls?: boolean;
   /** With `serializeImagePulls: false`, the most pulls at once (default: no limit). */
@@ -31,7 +46,8 @@ export interface ImagePullerOptions {
 export interface ImagePuller {
   /**
    * Makes sure the container's image is present per its pull policy and returns the image
-   * reference the runtime resolved. Rejects with a RuntimeManagerError whose `reason` is the
+   * reference the runtime resolved; the built-in puller records upstream's image events about the
+   * container on the way (see `recorder`). Rejects with a RuntimeManagerError whose `reason` is the
    * upstream one (ErrImagePull, ImagePullBackOff, ErrImageNeverPull, InvalidImageName,
    * ImageInspectError; codes ERR_IMAGE_PULL…) and whose message is upstream's.
    */
@@ -82,16 +98,26 @@ export function applyDefaultImageTag(image: string): string {
 
 class PullAborted extends Error {}
 
+/** What one PullImage call (shared by concurrent callers) found. */
+interface PullOutcome {
+  imageRef: string;
+  /** The image size the runtime reports after the pull, '0' when it cannot say. */
+  sizeBytes: string;
+  /** PullImage and the size lookup, without the wait for a pull slot (upstream pullDuration). */
+  pullMs: number;
+}
+
 /** Creates the image puller (upstream image_manager.go + the serial/parallel pullers). */
 export function createImagePuller(options: ImagePullerOptions): ImagePuller {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? noopLogger;
+  const recorder = options.recorder ?? noopEventRecorder;
   const backoff = options.backoff ?? createBackoff({ initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS, clock });
   const serialize = options.serializeImagePulls ?? true;
   const limit = serialize ? 1 : (options.maxParallelImagePulls ?? Number.POSITIVE_INFINITY);
   if (!(limit >= 1)) throw new RangeError(`maxParallelImagePulls must be at least 1, got ${String(options.maxParallelImagePulls)}`);
   const semaphore = new Semaphore(limit);
-  const inflight = new Map<string, Promise<string>>();
+  const inflight = new Map<string, Promise<PullOutcome>>();
   // When each back-off key last failed: the window runs from the last failed pull (upstream IsInBackOffSinceUpdate).
   const lastFailure = new Map<string, number>();
 
@@ -103,7 +129,19 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
     return response.image?.id ?? '';
   };
 
-  const pull = (image: string, request: () => Promise<string>): Promise<string> => {
+  // Best effort, as upstream's puller (GetImageSize): a failed lookup reports 0 bytes.
+  const sizeOf = async (image: string, runtimeHandler: string | undefined): Promise<string> => {
+    try {
+      const response = await options.imageService.imageStatus({
+        image: { image, ...(runtimeHandler === undefined ? {} : { runtimeHandler }) },
+      });
+      return String(response.image?.size ?? 0);
+    } catch {
+      return '0';
+    }
+  };
+
+  const pull = (image: string, request: () => Promise<PullOutcome>): Promise<PullOutcome> => {
     // Concurrent pulls of one image share one PullImage call.
     const existing = inflight.get(image);
     if (existing !== undefined) return existing;
@@ -114,49 +152,67 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
 
   return {
     async ensureImageExists(pod, container, callOptions = {}) {
-      const image = applyDefaultImageTag(container.image);
+      // Upstream logIt: every outcome is an event about the container (messages name the image as the spec does).
+      const ref = containerRef(pod, container.name);
+      const record = (type: EventType, reason: string, message: string): void => recorder.event(ref, type, reason, message);
+      let image: string;
+      try {
+        image = applyDefaultImageTag(container.image);
+      } catch (err) {
+        record(EventType.Warning, EventReason.FailedToInspectImage, errorMessage(err));
+        throw err;
+      }
       const policy = container.imagePullPolicy ?? defaultImagePullPolicy(container.image);
       const log = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, containerName: container.name, image });
+      const runtimeHandler = callOptions.runtimeHandler;
 
       let imageRef: string;
       try {
-        imageRef = await imageRefOf(image, callOptions.runtimeHandler, callOptions.signal);
+        imageRef = await imageRefOf(image, runtimeHandler, callOptions.signal);
       } catch (err) {
-        throw new RuntimeManagerError('IMAGE_INSPECT_ERROR', `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`, {
-          cause: err,
-        });
+        const message = `Failed to inspect image "${container.image}": ${runtimeMessage(err)}`;
+        record(EventType.Warning, EventReason.FailedToInspectImage, message);
+        throw new RuntimeManagerError('IMAGE_INSPECT_ERROR', message, { cause: err });
       }
       const present = imageRef !== '';
       const shouldPull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
       if (!shouldPull) {
-        if (present) return imageRef;
-        throw new RuntimeManagerError(
-          'ERR_IMAGE_NEVER_PULL',
-          `Container image "${container.image}" is not present with pull policy of Never`,
-        );
+        if (present) {
+          record(EventType.Normal, EventReason.PulledImage, `Container image "${container.image}" already present on machine`);
+          return imageRef;
+        }
+        const message = `Container image "${container.image}" is not present with pull policy of Never`;
+        record(EventType.Warning, EventReason.ErrImageNeverPullPolicy, message);
+        throw new RuntimeManagerError('ERR_IMAGE_NEVER_PULL', message);
       }
 
       const key = `${pod.metadata.uid}_${image}`;
       const failedAt = lastFailure.get(key);
       if (failedAt !== undefined && backoff.isInBackoffSince(key, failedAt)) {
-        throw new RuntimeManagerError('IMAGE_PULL_BACK_OFF', `Back-off pulling image "${container.image}"`);
+        const message = `Back-off pulling image "${container.image}"`;
+        record(EventType.Normal, EventReason.BackOffPullImage, message);
+        throw new RuntimeManagerError('IMAGE_PULL_BACK_OFF', message);
       }
 
       const auth = options.getPullCredentials?.(image, pod);
+      record(EventType.Normal, EventReason.PullingImage, `Pulling image "${container.image}"`);
+      const startedAt = clock.now();
       try {
         log.info('Pulling image');
-        const ref = await abortable(
+        const pulled = await abortable(
           pull(image, async () => {
+            const pullStartedAt = clock.now();
             const response = await options.imageService.pullImage(
               {
-                image: { image, ...(callOptions.runtimeHandler === undefined ? {} : { runtimeHandler: callOptions.runtimeHandler }) },
+                image: { image, ...(runtimeHandler === undefined ? {} : { runtimeHandler }) },
                 ...(auth === undefined ? {} : { auth }),
                 ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
               },
               // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
               options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
             );
-            return response.imageRef;
+            const sizeBytes = response.imageRef === '' ? '0' : await sizeOf(image, runtimeHandler);
+            return { imageRef: response.imageRef, sizeBytes, pullMs: clock.now() - pullStartedAt };
           }),
           callOptions.signal,
           () => new PullAborted('aborted', { cause: callOptions.signal?.reason }),
@@ -164,19 +220,27 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();
-        log.info('Successfully pulled image', { imageRef: ref });
-        return ref;
+        // Both durations truncated to the millisecond and printed as Go's Duration (upstream).
+        const pullTook = formatGoDuration(Math.trunc(pulled.pullMs));
+        const waitTook = formatGoDuration(Math.trunc(clock.now() - startedAt));
+        record(
+          EventType.Normal,
+          EventReason.PulledImage,
+          `Successfully pulled image "${container.image}" in ${pullTook} (${waitTook} including waiting). Image size: ${pulled.sizeBytes} bytes.`,
+        );
+        log.info('Successfully pulled image', { imageRef: pulled.imageRef });
+        return pulled.imageRef;
       } catch (err) {
         if (err instanceof PullAborted) {
-          // The caller went away (pod worker cancelled): not a pull failure, no back-off.
+          // The caller went away (pod worker cancelled): not a pull failure, no back-off, no event.
           throw new RuntimeManagerError('ERR_IMAGE_PULL', `Pulling image "${container.image}" was cancelled`, { cause: err.cause });
         }
         backoff.next(key);
         lastFailure.set(key, clock.now());
         log.warn('Failed to pull image', { err: errorMessage(err) });
-        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to pull image "${container.image}": ${runtimeMessage(err)}`, {
-          cause: err,
-        });
+        const message = `Failed to pull image "${container.image}": ${runtimeMessage(err)}`;
+        record(EventType.Warning, EventReason.FailedToPullImage, message);
+        throw new RuntimeManagerError('ERR_IMAGE_PULL', message, { cause: err });
       }
     },
   };
