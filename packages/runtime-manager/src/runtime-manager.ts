@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Pod } from '@kubelet-ts/api';
-import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
-import { noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
+import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { AuthConfig, ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { ImagePuller } from './image-puller.js';
@@ -23,6 +23,11 @@ export interface RuntimeManagerOptions {
   probeResults?: ProbeResults;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Receives the pod and container events upstream's kuberuntime and image manager record (Pulling,
+   * Pulled, Created, Started, Killing, BackOff, Failed, SandboxChanged…). Default: dropped.
+   */
+  recorder?: EventRecorder;
   /** CRI runtime handler for sandboxes and images (RuntimeClass); default: the runtime's default. */
   runtimeHandler?: string;
   /** Pull one image at a time (default true). */
@@ -31,7 +36,7 @@ export interface RuntimeManagerOptions {
   maxParallelImagePulls?: number;
   /** Image pull back-off; default 10 s doubling to 300 s. */
   imageBackoff?: Backoff;
-  /** Replaces the built-in image puller. */
+  /** Replaces the built-in image puller (which then records the image events itself, or not). */
   imagePuller?: ImagePuller;
   /** Registry credentials for an image (from imagePullSecrets). */
   getPullCredentials?: (image: string, pod: Pod) => AuthConfig | undefined;
@@ -58,12 +63,14 @@ function startLimit(max: number | undefined): number {
 function newContext(options: RuntimeManagerOptions): RuntimeContext {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? noopLogger;
+  const recorder = options.recorder ?? noopEventRecorder;
   const puller =
     options.imagePuller ??
     createImagePuller({
       imageService: options.imageService,
       clock,
       logger,
+      recorder,
       ...(options.serializeImagePulls === undefined ? {} : { serializeImagePulls: options.serializeImagePulls }),
       ...(options.maxParallelImagePulls === undefined ? {} : { maxParallelImagePulls: options.maxParallelImagePulls }),
       ...(options.imageBackoff === undefined ? {} : { backoff: options.imageBackoff }),
@@ -77,6 +84,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     probeResults: options.probeResults,
     clock,
     logger,
+    recorder,
     podLogsDir: options.podLogsDir ?? '/var/log/pods',
     runtimeHandler: options.runtimeHandler,
     memoryCapacityBytes: options.memoryCapacityBytes ?? os.totalmem(),

@@ -1,12 +1,14 @@
 // Upstream kuberuntime_container.go killContainer and restoreSpecsFromContainerLabels.
 import type { Container, Pod } from '@kubelet-ts/api';
-import { podFullName } from '@kubelet-ts/api';
+import { EventReason, podFullName } from '@kubelet-ts/api';
+import { EventType } from '@kubelet-ts/common';
 import type { ContainerStatus } from '@kubelet-ts/cri-client';
 import { isNotFound } from '@kubelet-ts/cri-client';
 import { ContainerKillReason } from '../compute-pod-actions.js';
 import { decodeContainerAnnotations, decodeContainerLabels } from '../labels.js';
 import type { RuntimeContext } from './context.js';
 import { hookDeps } from './context.js';
+import { recordContainerEvent } from './events.js';
 import { runLifecycleHandler } from './lifecycle.js';
 
 /** Upstream minimumGracePeriodInSeconds: containers always get this long to stop. */
@@ -20,7 +22,7 @@ export interface KillContainerRequest {
   name: string;
   /** The container's spec, when the pod still has it. */
   spec?: Container | undefined;
-  /** Why, for the log; '' or absent says "Stopping container <name>". */
+  /** Why, for the Killing event and the log; '' or absent says "Stopping container <name>". */
   message?: string;
   /** Selects a probe's own termination grace period. Default none. */
   reason?: ContainerKillReason;
@@ -73,13 +75,16 @@ export async function killContainer(ctx: RuntimeContext, request: KillContainerR
   let grace = terminationGracePeriod(pod, container, request.reason ?? ContainerKillReason.None);
   if (gracePeriodOverrideSeconds !== undefined) grace = gracePeriodOverrideSeconds;
   if (request.deadline !== undefined) grace = Math.min(grace, Math.max(0, Math.ceil((request.deadline - ctx.clock.now()) / 1000)));
-  const message = request.message ?? '';
+  const message = request.message !== undefined && request.message !== '' ? request.message : `Stopping container ${container.name}`;
+  const record = (type: EventType, reason: string, text: string): void =>
+    recordContainerEvent(ctx.recorder, { pod, name: container.name, containerId, type, reason, message: text });
+  record(EventType.Normal, EventReason.KillingContainer, message);
   ctx.logger.info('Killing container with a grace period', {
     pod: podFullName(pod),
     containerName: name,
     containerID: containerId,
     gracePeriod: grace,
-    reason: message === '' ? `Stopping container ${name}` : message,
+    reason: message,
   });
 
   const preStop = container.lifecycle?.preStop;
@@ -98,6 +103,8 @@ export async function killContainer(ctx: RuntimeContext, request: KillContainerR
       ctx.logger.warn('PreStop hook not completed in grace period', { containerName: name, containerID: containerId, gracePeriod: grace });
     } else if (outcome !== '' && outcome !== 'aborted') {
       ctx.logger.warn('PreStop hook failed', { containerName: name, containerID: containerId, err: outcome });
+      // Upstream keeps the hook's output out of the event: it may hold secrets.
+      record(EventType.Warning, EventReason.FailedPreStopHook, 'PreStopHook failed');
     }
     grace -= Math.trunc((ctx.clock.now() - started) / 1000);
   }

@@ -3,18 +3,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
-import { Reason, podFullName } from '@kubelet-ts/api';
+import { EventReason, Reason, podFullName } from '@kubelet-ts/api';
 import type { Backoff } from '@kubelet-ts/common';
-import { errorMessage, formatGoDuration } from '@kubelet-ts/common';
+import { EventType, errorMessage, formatGoDuration } from '@kubelet-ts/common';
 import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { backoffKey, findContainerStatus } from '@kubelet-ts/container-runtime';
 import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { ContainerKillReason } from '../compute-pod-actions.js';
+import { RuntimeManagerError } from '../errors.js';
 import type { ImageUser } from './config.js';
 import { generateContainerConfig, podLogsDirectory, verifyRunAsNonRoot } from './config.js';
 import { killContainer } from './container-kill.js';
 import type { RuntimeContext } from './context.js';
 import { hookDeps } from './context.js';
+import { recordContainerEvent } from './events.js';
 import { formatPod, runLifecycleHandler } from './lifecycle.js';
 import { criMessage } from './results.js';
 
@@ -39,6 +41,14 @@ export function checkBackoff(ctx: RuntimeContext, pod: Pod, container: Container
   const key = backoffKey(pod, container);
   const since = exited.finishedAt ?? exited.createdAt;
   if (backoff.isInBackoffSince(key, since)) {
+    recordContainerEvent(ctx.recorder, {
+      pod,
+      name: container.name,
+      containerId: '',
+      type: EventType.Warning,
+      reason: EventReason.BackOffStartContainer,
+      message: `Back-off restarting failed container ${container.name} in pod ${formatPod(pod)}`,
+    });
     const delayMs = backoff.get(key);
     throw new StartFailure(
       Reason.CrashLoopBackOff,
@@ -67,16 +77,29 @@ export interface StartContainerRequest {
  */
 export async function startContainer(ctx: RuntimeContext, request: StartContainerRequest): Promise<void> {
   const { sandboxId, sandboxConfig, pod, container, podIPs, signal } = request;
-  const imageRef = await ctx.puller.ensureImageExists(pod, container, {
-    sandboxConfig,
-    ...(ctx.runtimeHandler === undefined ? {} : { runtimeHandler: ctx.runtimeHandler }),
-    ...(signal === undefined ? {} : { signal }),
-  });
+  const record = (containerId: string, type: EventType, reason: string, message: string): void =>
+    recordContainerEvent(ctx.recorder, { pod, name: container.name, containerId, type, reason, message });
+  let imageRef: string;
+  try {
+    imageRef = await ctx.puller.ensureImageExists(pod, container, {
+      sandboxConfig,
+      ...(ctx.runtimeHandler === undefined ? {} : { runtimeHandler: ctx.runtimeHandler }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (err) {
+    // Upstream: "Error: ErrImagePull" and the like, the image error's own name; none for a cancelled sync.
+    if (signal?.aborted !== true) {
+      const reason = RuntimeManagerError.is(err) ? err.reason : errorMessage(err);
+      record('', EventType.Warning, EventReason.FailedToCreateContainer, `Error: ${reason}`);
+    }
+    throw err;
+  }
   const restartCount = await nextRestartCount(ctx, pod, container, request.status);
   let config: ContainerConfig;
   try {
     config = await containerConfig(ctx, pod, container, imageRef, restartCount, podIPs);
   } catch (err) {
+    record('', EventType.Warning, EventReason.FailedToCreateContainer, `Error: ${errorMessage(err)}`);
     throw new StartFailure(Reason.CreateContainerConfigError, errorMessage(err), { cause: err });
   }
 
@@ -85,13 +108,17 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
     try {
       id = (await ctx.runtime.createContainer({ podSandboxId: sandboxId, config, sandboxConfig })).containerId;
     } catch (err) {
+      record('', EventType.Warning, EventReason.FailedToCreateContainer, `Error: ${criMessage(err)}`);
       throw new StartFailure(Reason.CreateContainerError, criMessage(err), { cause: err });
     }
+    record(id, EventType.Normal, EventReason.CreatedContainer, `Created container: ${container.name}`);
     try {
       await ctx.runtime.startContainer({ containerId: id });
     } catch (err) {
+      record(id, EventType.Warning, EventReason.FailedToStartContainer, `Error: ${criMessage(err)}`);
       throw new StartFailure(Reason.RunContainerError, criMessage(err), { cause: err });
     }
+    record(id, EventType.Normal, EventReason.StartedContainer, `Started container ${container.name}`);
     return id;
   }, 'high');
 
@@ -100,6 +127,8 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
   const message = await runLifecycleHandler(hookDeps(ctx), containerId, pod, container, postStart, podIPs[0] ?? '', signal);
   if (message === '') return;
   ctx.logger.warn('Failed to execute PostStartHook', { pod: podFullName(pod), containerName: container.name, err: message });
+  // Upstream keeps the hook's output out of the event: it may hold secrets.
+  record(containerId, EventType.Warning, EventReason.FailedPostStartHook, 'PostStartHook failed');
   try {
     await killContainer(ctx, {
       pod,

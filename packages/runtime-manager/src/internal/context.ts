@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import type { ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { ImagePuller } from '../image-puller.js';
@@ -17,6 +17,8 @@ export interface RuntimeContext {
   readonly probeResults: ProbeResults | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Where the pod and container events go (Pulled, Created, Started, Killing, BackOff…). */
+  readonly recorder: EventRecorder;
   /** Root of the pod log directories. */
   readonly podLogsDir: string;
   /** CRI runtime handler for sandboxes and images; undefined for the runtime's default. */
