@@ -181,6 +181,46 @@ describe('runtime manager events: kills', () => {
   });
 });
 
+describe('runtime manager events: sandboxes', () => {
+  it('a sandbox that is no longer ready: SandboxChanged about the pod, then the kills', async () => {
+    const { env, recorder } = withRecorder();
+    const pod = makePod({ containers: [side] });
+    await sync(env, pod);
+    const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
+    env.runtime.setSandboxState(status.sandboxes[0]?.id ?? '', 'SANDBOX_NOTREADY');
+    recorder.events.length = 0;
+    await sync(env, pod);
+    expect(recorder.events.slice(0, 2)).toEqual([
+      { object: podRef, type: 'Normal', reason: 'SandboxChanged', message: 'Pod sandbox changed, it will be killed and re-created.' },
+      { object: at('spec.containers{side}'), type: 'Normal', reason: 'Killing', message: 'Stopping container side' },
+    ]);
+  });
+
+  it('RunPodSandbox failing: Warning FailedCreatePodSandBox about the pod, with the runtime message', async () => {
+    const { env, recorder } = withRecorder();
+    env.runtime.injectError('runPodSandbox', criError('RunPodSandbox', 'failed to setup network for sandbox: plugin type="bridge" failed'));
+    await sync(env, makePod());
+    expect(recorder.events).toEqual([
+      {
+        object: podRef,
+        type: 'Warning',
+        reason: 'FailedCreatePodSandBox',
+        message: 'Failed to create pod sandbox: failed to setup network for sandbox: plugin type="bridge" failed',
+      },
+    ]);
+  });
+
+  it('PodSandboxStatus failing right after the sandbox was created: Warning FailedPodSandBoxStatus', async () => {
+    const { env, recorder } = withRecorder();
+    const pod = makePod();
+    const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
+    env.runtime.injectError('podSandboxStatus', criError('PodSandboxStatus', 'sandbox is being torn down'));
+    const result = await env.manager.syncPod(pod, status, env.backoff);
+    expect(result.error).toBeDefined();
+    expect(recorder.lines()).toEqual(['Warning FailedPodSandBoxStatus Unable to get pod sandbox status: sandbox is being torn down']);
+  });
+});
+
 describe('containerRef and recordContainerEvent', () => {
   const pod: Pod = {
     metadata: { name: 'web', namespace: 'prod', uid: 'uid-1' },

@@ -1,8 +1,8 @@
 // Upstream kuberuntime SyncPod: computePodActions, then kill, create the sandbox, start init containers, start containers.
 import type { Container, Pod } from '@kubelet-ts/api';
-import { Reason, isRestartableInitContainer, podFullName } from '@kubelet-ts/api';
+import { EventReason, Reason, isRestartableInitContainer, podFullName } from '@kubelet-ts/api';
 import type { Backoff, Logger } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
+import { EventType, errorMessage, podReference } from '@kubelet-ts/common';
 import type { PodSyncResult, RuntimePodStatus, SyncResult } from '@kubelet-ts/container-runtime';
 import { toRunningPod } from '@kubelet-ts/container-runtime';
 import type { PodSandboxConfig } from '@kubelet-ts/cri-client';
@@ -47,6 +47,15 @@ export async function syncPod(
   log.debug('computePodActions', { actions });
   const sync: PodSync = { ctx, pod, status, actions, results: [], log };
   const { results } = sync;
+  // Upstream: only a sandbox being replaced is news; a new pod's first sandbox is not.
+  if (actions.createSandbox && actions.sandboxId !== '') {
+    ctx.recorder.event(
+      podReference(pod),
+      EventType.Normal,
+      EventReason.SandboxChanged,
+      'Pod sandbox changed, it will be killed and re-created.',
+    );
+  }
 
   const stopped = await killWhatMustStop(sync);
   if (stopped !== undefined) return stopped;
@@ -129,10 +138,16 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
     result.reason = Reason.CreatePodSandboxError;
     result.message = `Failed to create sandbox for pod ${JSON.stringify(formatPod(pod))}: ${criMessage(err)}`;
     log.error('CreatePodSandbox for pod failed', { err: errorMessage(err) });
+    ctx.recorder.event(
+      podReference(pod),
+      EventType.Warning,
+      EventReason.FailedCreatePodSandBox,
+      `Failed to create pod sandbox: ${criMessage(err)}`,
+    );
     return { results, error: resultError(results) };
   }
   try {
-    const ips = await createdSandboxIPs(ctx, sandboxId);
+    const ips = await createdSandboxIPs(ctx, pod, sandboxId);
     return { sandboxId, podIPs: pod.spec.hostNetwork === true ? status.ips : ips };
   } catch (err) {
     return { results, error: RuntimeManagerError.from(err) };
