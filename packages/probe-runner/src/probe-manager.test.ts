@@ -1,6 +1,6 @@
 import type { Container, Pod, PodStatus, Probe } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createProbeManager } from './probe-manager.js';
 import type { ProbeManager, ProbeManagerOptions } from './probe-manager.js';
 import { FakeExec } from './testing/fake-exec.js';
@@ -13,6 +13,7 @@ interface Harness {
   clock: FakeClock;
   manager: ProbeManager;
   logger: RecordingLogger;
+  recorder: RecordingEventRecorder;
   /** Every prober call, with the fake time it started. */
   calls: Array<{ at: number; type: ProbeType; containerId: string; podIP: string }>;
   /** What the prober answers per probe type (a function of the call). */
@@ -29,9 +30,11 @@ function setup(options: Partial<ProbeManagerOptions> & { recentStart?: boolean }
   // Unless a recent start is wanted, the manager was created long before the pods arrive (no restart jitter).
   const clock = new FakeClock(options.recentStart === true ? START : START - 600_000);
   const logger = new RecordingLogger();
+  const recorder = new RecordingEventRecorder();
   const h: Harness = {
     clock,
     logger,
+    recorder,
     calls: [],
     answer: {},
     changes: [],
@@ -42,6 +45,7 @@ function setup(options: Partial<ProbeManagerOptions> & { recentStart?: boolean }
     exec: new FakeExec().exec,
     clock,
     logger,
+    recorder,
     random: () => 0.5,
     prober: async (target) => {
       h.calls.push({ at: clock.now(), type: target.probeType, containerId: target.containerId, podIP: target.podIP });
@@ -152,6 +156,15 @@ describe('probe manager: thresholds', () => {
     // On hold: the failing container is not probed again.
     await h.clock.advance(30_000);
     expect(h.callsOf('liveness')).toHaveLength(3);
+    // One Unhealthy event per failed run (below the threshold too), about the container.
+    const unhealthy = {
+      object: { kind: 'Pod', apiVersion: 'v1', name: 'web', namespace: 'default', uid: 'uid-web', fieldPath: 'spec.containers{app}' },
+      type: 'Warning',
+      reason: 'Unhealthy',
+      message: 'Liveness probe failed: HTTP probe failed with statuscode: 500',
+    };
+    expect(h.recorder.events).toEqual([unhealthy, unhealthy, unhealthy]);
+    // The same text is logged (standalone mode has no API server to show events).
     expect(h.logger.find('Liveness probe failed: HTTP probe failed with statuscode: 500')[0]?.fields).toMatchObject({
       reason: 'Unhealthy',
       pod: 'default/web',
@@ -209,6 +222,7 @@ describe('probe manager: thresholds', () => {
     expect(h.manager.results.startup.get('c1')).toBe('failure');
     await h.clock.advance(20_000);
     expect(h.callsOf('startup')).toEqual([0, 5_000]);
+    expect(h.recorder.lines()).toEqual(['Warning Unhealthy Startup probe failed: boom', 'Warning Unhealthy Startup probe failed: boom']);
     expect(h.logger.find('Startup probe failed: boom')).toHaveLength(2);
   });
 
@@ -224,9 +238,13 @@ describe('probe manager: thresholds', () => {
     expect(tries).toBe(3);
     expect(h.manager.probeResults.livenessFailed('c1')).toBe(false);
     expect(h.logger.find('Probe errored')).toHaveLength(1);
+    // Once per run (not per try), as upstream.
+    expect(h.recorder.lines()).toEqual(['Warning Unhealthy Liveness probe errored and resulted in unknown state: cannot resolve port']);
     h.answer.liveness = () => ({ result: 'unknown', output: '' });
     await h.clock.advance(10_000);
     expect(h.manager.probeResults.livenessFailed('c1')).toBe(true);
+    // An unknown result without an error fails the probe silently (upstream: no event).
+    expect(h.recorder.events).toHaveLength(1);
   });
 
   it('counts a warning (redirect to another host) as a success', async () => {
@@ -236,6 +254,14 @@ describe('probe manager: thresholds', () => {
     h.manager.updatePodStatus(pod, runningStatus('c1'));
     await h.clock.advance(0);
     expect(h.manager.readiness.isReady('c1')).toBe(true);
+    expect(h.recorder.events).toEqual([
+      {
+        object: expect.objectContaining({ name: 'web', uid: 'uid-web', fieldPath: 'spec.containers{app}' }),
+        type: 'Warning',
+        reason: 'ProbeWarning',
+        message: 'Readiness probe warning: Probe terminated redirects, Response body: ',
+      },
+    ]);
     expect(h.logger.find('Readiness probe warning: Probe terminated redirects')[0]?.fields).toMatchObject({ reason: 'ProbeWarning' });
   });
 });
@@ -506,5 +532,60 @@ describe('probe manager: metrics', () => {
     expect(m.probeDuration[0]?.sum).toBeCloseTo(0.06, 5);
     // 20 ms falls in the 0.025 s bucket (cumulative).
     expect(m.probeDuration[0]?.counts.slice(0, 3)).toEqual([0, 0, 3]);
+  });
+});
+
+describe('probe manager: events', () => {
+  it('records nothing for probes that succeed, wait for their initial delay, or hold after a kill verdict', async () => {
+    const h = setup();
+    h.answer.readiness = () => ok;
+    h.answer.liveness = () => bad();
+    const pod = podWith({ readinessProbe: probe(), livenessProbe: probe({ failureThreshold: 1, initialDelaySeconds: 15 }) });
+    h.manager.updatePodStatus(pod, runningStatus('c1'));
+    await h.clock.advance(10_000);
+    expect(h.recorder.events).toEqual([]);
+    await h.clock.advance(40_000);
+    // Past the initial delay one failure is the verdict; the worker then holds.
+    expect(h.recorder.lines()).toEqual(['Warning Unhealthy Liveness probe failed: boom']);
+  });
+
+  it('a sidecar (restartable init container) is referred to as spec.initContainers{name}', async () => {
+    const h = setup();
+    h.answer.readiness = () => bad('connection refused');
+    const pod = newPod({
+      name: 'web',
+      uid: 'uid-web',
+      initContainers: [{ name: 'proxy', restartPolicy: 'Always', readinessProbe: probe() }],
+      containers: [{ name: 'app' }],
+    });
+    const status = runningStatus('c-app');
+    status.initContainerStatuses = [
+      {
+        name: 'proxy',
+        containerID: 'containerd://c-proxy',
+        state: { running: { startedAt: iso(START) } },
+        ready: false,
+        restartCount: 0,
+        image: 'envoy',
+        imageID: '',
+      },
+    ];
+    h.manager.updatePodStatus(pod, status);
+    await h.clock.advance(0);
+    expect(h.recorder.events).toEqual([
+      {
+        object: {
+          kind: 'Pod',
+          apiVersion: 'v1',
+          name: 'web',
+          namespace: 'default',
+          uid: 'uid-web',
+          fieldPath: 'spec.initContainers{proxy}',
+        },
+        type: 'Warning',
+        reason: 'Unhealthy',
+        message: 'Readiness probe failed: connection refused',
+      },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Pod, PodStatus } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
+import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
 import { createLimiter } from './internal/limiter.js';
 import { createProbeWorkers, PROBE_TYPES } from './internal/probe-workers.js';
 import { MetricsRegistry } from './metrics.js';
@@ -17,6 +17,12 @@ export interface ProbeManagerOptions {
   exec: ExecFn;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Receives upstream's probe events about the container, one per probe run: Unhealthy
+   * (`Liveness probe failed: <output>`, `… probe errored and resulted in unknown state: …`) and
+   * ProbeWarning (`Readiness probe warning: <output>`). Default: dropped.
+   */
+  recorder?: EventRecorder;
   /** [0, 1) source for the restart jitter. Default Math.random. */
   random?: () => number;
   /** Probes running at once across every worker; more wait in FIFO order. Default 64. */
@@ -93,7 +99,16 @@ export function createProbeManager(options: ProbeManagerOptions): ProbeManager {
       ...(options.userAgentVersion !== undefined ? { userAgentVersion: options.userAgentVersion } : {}),
     });
   const workers = createProbeWorkers(
-    { clock, random: options.random ?? Math.random, limiter, prober, metrics, results, startedAt: clock.now() },
+    {
+      clock,
+      recorder: options.recorder ?? noopEventRecorder,
+      random: options.random ?? Math.random,
+      limiter,
+      prober,
+      metrics,
+      results,
+      startedAt: clock.now(),
+    },
     logger,
   );
 

@@ -4,7 +4,7 @@ import { probeSpec } from '../prober.js';
 import type { ContainerRef, ProbeType, ProbeWorkerInfo } from '../types.js';
 import { knownStatus } from './known-status.js';
 import { ProbeWorker } from './worker.js';
-import type { KnownPodStatus, WorkerContext } from './worker.js';
+import type { KnownPodStatus, ProbedContainerList, WorkerContext } from './worker.js';
 
 export const PROBE_TYPES: readonly ProbeType[] = ['liveness', 'readiness', 'startup'];
 
@@ -30,13 +30,24 @@ function workerKey(containerName: string, type: ProbeType): string {
   return `${type}/${containerName}`;
 }
 
+/** A container that gets probe workers, and the pod-spec list it is declared in (for its events). */
+interface ProbedContainer {
+  container: Container;
+  list: ProbedContainerList;
+}
+
 /** Containers that get probe workers: regular ones and sidecars (restartable init containers). */
-function probedContainers(pod: Pod): Container[] {
-  return [...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always'), ...pod.spec.containers];
+function probedContainers(pod: Pod): ProbedContainer[] {
+  return [
+    ...(pod.spec.initContainers ?? [])
+      .filter((c) => c.restartPolicy === 'Always')
+      .map((container) => ({ container, list: 'initContainers' as const })),
+    ...pod.spec.containers.map((container) => ({ container, list: 'containers' as const })),
+  ];
 }
 
 function findContainer(pod: Pod, name: string): Container | undefined {
-  return probedContainers(pod).find((c) => c.name === name);
+  return probedContainers(pod).find((c) => c.container.name === name)?.container;
 }
 
 export function createProbeWorkers(base: Omit<WorkerContext, 'podOf' | 'onExit'>, logger: Logger): ProbeWorkers {
@@ -62,12 +73,12 @@ export function createProbeWorkers(base: Omit<WorkerContext, 'podOf' | 'onExit'>
       entry = { pod, status: undefined, workers: new Map() };
       pods.set(uid, entry);
     }
-    for (const container of probedContainers(pod)) {
+    for (const { container, list } of probedContainers(pod)) {
       for (const type of PROBE_TYPES) {
         const spec = probeSpec({ container, probeType: type });
         const key = workerKey(container.name, type);
         if (spec === undefined || entry.workers.has(key)) continue;
-        const worker = new ProbeWorker(ctx, pod, container, type, spec, logger);
+        const worker = new ProbeWorker(ctx, pod, { container, list }, type, spec, logger);
         entry.workers.set(key, worker);
         worker.start();
       }

@@ -1,7 +1,7 @@
 import type { Container, Pod, Probe } from '@kubelet-ts/api';
-import { Reason } from '@kubelet-ts/api';
-import type { Clock, Logger, TimerHandle } from '@kubelet-ts/common';
-import { errorMessage } from '@kubelet-ts/common';
+import { EventReason, Reason } from '@kubelet-ts/api';
+import type { Clock, EventRecorder, Logger, TimerHandle } from '@kubelet-ts/common';
+import { EventType, containerReference, errorMessage } from '@kubelet-ts/common';
 import type { MetricsRegistry } from '../metrics.js';
 import { probeTypeName } from '../prober.js';
 import type { ResultsManager } from '../results.js';
@@ -26,9 +26,14 @@ export interface KnownPodStatus {
   containers: Map<string, KnownContainer>;
 }
 
+/** The pod-spec list a probed container is declared in: regular containers, or sidecars among the init containers. */
+export type ProbedContainerList = 'containers' | 'initContainers';
+
 /** What a worker needs from its manager. */
 export interface WorkerContext {
   clock: Clock;
+  /** Where the Unhealthy and ProbeWarning events go. */
+  recorder: EventRecorder;
   random: () => number;
   limiter: Limiter;
   prober: Prober;
@@ -59,6 +64,7 @@ export class ProbeWorker {
   readonly container: Container;
   readonly spec: Probe;
   readonly #ctx: WorkerContext;
+  readonly #list: ProbedContainerList;
   readonly #podName: string;
   readonly #podNamespace: string;
   readonly #logger: Logger;
@@ -78,12 +84,21 @@ export class ProbeWorker {
   /** Number of probe runs (tests and debugging). */
   runs = 0;
 
-  constructor(ctx: WorkerContext, pod: Pod, container: Container, probeType: ProbeType, spec: Probe, logger: Logger) {
+  constructor(
+    ctx: WorkerContext,
+    pod: Pod,
+    probed: { container: Container; list: ProbedContainerList },
+    probeType: ProbeType,
+    spec: Probe,
+    logger: Logger,
+  ) {
+    const { container } = probed;
     this.#ctx = ctx;
     this.podUID = pod.metadata.uid;
     this.#podName = pod.metadata.name;
     this.#podNamespace = pod.metadata.namespace;
     this.container = container;
+    this.#list = probed.list;
     this.probeType = probeType;
     this.spec = spec;
     this.#periodMs = Math.max(1, spec.periodSeconds ?? 10) * 1000;
@@ -229,6 +244,10 @@ export class ProbeWorker {
       pod: entry.pod.metadata.name,
       namespace: entry.pod.metadata.namespace,
     };
+    // Upstream prober.probe: one event per probe run that errored, failed or warned, about the container. The
+    // warn-level log lines carry the same text: without an API server (standalone) they are what shows it.
+    const record = (reason: string, message: string): void =>
+      this.#ctx.recorder.event(containerReference(entry.pod, this.container.name, this.#list), EventType.Warning, reason, message);
     if (outcome instanceof Error) {
       this.#ctx.metrics.inc({ ...labels, pod_uid: this.podUID, result: 'unknown' });
       this.#logger.error('Probe errored', { err: errorMessage(outcome) });
@@ -237,6 +256,8 @@ export class ProbeWorker {
         type: 'Warning',
         containerID: c.id,
       });
+      // A prober error ends in upstream's probe.Unknown.
+      record(EventReason.ContainerUnhealthy, `${typeName} probe errored and resulted in unknown state: ${errorMessage(outcome)}`);
       return true; // prober error: throw the result away
     }
     const result: ProbeResult = outcome.result === 'success' || outcome.result === 'warning' ? 'success' : 'failure';
@@ -244,12 +265,13 @@ export class ProbeWorker {
     this.#ctx.metrics.observe(labels, seconds);
     if (outcome.result === 'warning') {
       this.#logger.warn(`${typeName} probe warning: ${outcome.output}`, { reason: 'ProbeWarning', type: 'Warning', containerID: c.id });
+      record(EventReason.ContainerProbeWarning, `${typeName} probe warning: ${outcome.output}`);
     } else if (outcome.result === 'success') {
       this.#logger.debug('Probe succeeded', { probeResult: 'success' });
     } else if (outcome.result === 'unknown') {
+      // Upstream: an unknown result without an error fails the probe but records no event.
       this.#logger.debug('Probe unknown without error', { probeResult: 'unknown', output: outcome.output });
     } else {
-      // Upstream records the event "Unhealthy: <Type> probe failed: <output>".
       this.#logger.warn(`${typeName} probe failed: ${outcome.output}`, {
         reason: Reason.Unhealthy,
         type: 'Warning',
@@ -257,6 +279,7 @@ export class ProbeWorker {
         probeResult: 'failure',
         output: outcome.output,
       });
+      record(EventReason.ContainerUnhealthy, `${typeName} probe failed: ${outcome.output}`);
     }
 
     if (this.#lastResult === result) this.#resultRun++;
