@@ -193,7 +193,7 @@ describe('computePodActions: regular containers', () => {
       makePod({ restartPolicy: 'Never' }),
       () => status([sandbox()], [running(c1, { hash: 'deadbeef' }), running(c2)]),
       undefined,
-      { containersToStart: [0], kill: [['c1', `Container spec hash changed (deadbeef vs ${hashContainer(c1)}), will be restarted`]] },
+      { containersToStart: [0], kill: [['c1', 'Container c1 definition changed, will be restarted']] },
     ],
     [
       'liveness failed: kill and restart',

@@ -162,7 +162,7 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, deps: Comp
     let restart = shouldRestartOnFailure(pod);
     const expected = hashContainer(container);
     if (latest.hash !== expected) {
-      message = `Container spec hash changed (${latest.hash} vs ${expected})`;
+      message = `Container ${container.name} definition changed`;
       reason = ContainerKillReason.None;
       // A changed spec restarts the container whatever the restart policy.
       restart = true;
