@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { createBackoff } from '@kubelet-ts/common';
-import { FakeClock } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder } from '@kubelet-ts/common/testing';
 import { FakeImageService, FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import type { RuntimeHelper } from '@kubelet-ts/container-runtime';
 import { createRuntimeManager } from './index.js';
@@ -30,12 +30,14 @@ describe('README', () => {
       getPodDNS: async () => ({ servers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: ['ndots:5'] }),
       getPodDir: (uid) => path.join(tmp, 'pods', uid),
     };
+    const recorder = new RecordingEventRecorder();
     const runtime = createRuntimeManager({
       runtimeService: cri.runtime,
       imageService: cri.image,
       helper,
       podLogsDir: path.join(tmp, 'logs'),
       clock,
+      recorder,
     });
     const crashLoopBackoff = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
     const deleted = new Set<string>();
@@ -53,6 +55,9 @@ describe('README', () => {
     const result = await sync();
     expect(result.results.filter((r) => r.reason !== undefined).map((r) => [r.action, r.target, r.reason, r.message])).toEqual([
       ['StartContainer', 'app', 'CrashLoopBackOff', 'back-off 10s restarting failed container=app pod=web_default(uid-readme)'],
+    ]);
+    expect(recorder.find('BackOff').map((e) => [e.type, e.message, e.object.fieldPath])).toEqual([
+      ['Warning', 'Back-off restarting failed container app in pod web_default(uid-readme)', 'spec.containers{app}'],
     ]);
 
     await clock.advance(10_000);
