@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PodStatus } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, RecordingLogger } from '@kubelet-ts/common/testing';
 import { createCriExecFn, createProbeManager } from './index.js';
 import { readmeSnippet } from '@kubelet-ts/test-support';
 
@@ -12,6 +12,7 @@ describe('README', () => {
   it('runs the usage snippet, which is the README block verbatim', async () => {
     const clock = new FakeClock();
     const logger = new RecordingLogger();
+    const recorder = new RecordingEventRecorder();
     let fileExists = false;
     // A stand-in for cri.runtime: `test -f /tmp/ready` succeeds once the file "exists".
     const runtime = { execSync: async () => ({ exitCode: fileExists ? 0 : 1, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) }) };
@@ -45,6 +46,7 @@ describe('README', () => {
       exec: createCriExecFn(runtime), // CRI ExecSync, bounded by each probe's timeoutSeconds
       clock,
       logger,
+      recorder, // Unhealthy and ProbeWarning events (an EventRecorder; default: dropped)
     });
     // A changed result (ready, liveness failed…) asks the pod lifecycle for a sync.
     probes.onResultChange((change) => requestSync(change.podUID));
@@ -60,6 +62,8 @@ describe('README', () => {
     expect([ready, started]).toEqual([false, true]);
     await clock.advance(1_000);
     expect(probes.readiness.isReady('c1')).toBe(false);
+    expect(recorder.lines()).toEqual(['Warning Unhealthy Readiness probe failed: ']);
+    expect(recorder.events[0]?.object).toMatchObject({ kind: 'Pod', name: 'web', uid: 'uid-web', fieldPath: 'spec.containers{app}' });
     fileExists = true;
     await clock.advance(1_000);
     expect(probes.readiness.isReady('c1')).toBe(true);
