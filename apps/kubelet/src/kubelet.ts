@@ -199,6 +199,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
   const probes = createProbeManager({
     exec: createCriExecFn(cri.runtime),
     userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'),
+    recorder: ctx.recorder,
     clock,
     logger: logger.child({ component: 'prober' }),
   });
@@ -213,6 +214,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     cpuCfsQuota: config.cpuCFSQuota,
     // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
     maxParallelStarts: effectiveMaxParallelStarts(flags),
+    // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).
+    recorder: ctx.recorder,
     clock,
     logger: logger.child({ component: 'kuberuntime' }),
   });
