@@ -255,7 +255,8 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
   probes.onResultChange((change) => lifecycle.handleProbeResult(change));
   lifecycle.onPodRemoved((uid) => probes.removePod(uid));
   // Upstream addHealthCheck("PLEG"): an unhealthy PLEG keeps the node NotReady.
-  for (const check of lifecycle.healthCheckers) if (check.name === 'pleg') ctx.runtimeState.addHealthCheck({ name: 'PLEG', check: () => check.check() });
+  for (const check of lifecycle.healthCheckers)
+    if (check.name === 'pleg') ctx.runtimeState.addHealthCheck({ name: 'PLEG', check: () => check.check() });
   return lifecycle;
 }
 
@@ -390,7 +391,10 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
   const lifecycle = buildCore(ctx, agents);
   const services = buildNodeServices(ctx, agents, lifecycle);
   const sources = podSourcesRunnable({
-    sources: [...(deps.podSources ?? staticPodSources(ctx.config, node.nodeName, ctx.clock, ctx.logger)), ...(api !== undefined ? [api.podSource] : [])],
+    sources: [
+      ...(deps.podSources ?? staticPodSources(ctx.config, node.nodeName, ctx.clock, ctx.logger)),
+      ...(api !== undefined ? [api.podSource] : []),
+    ],
     allowedObjectReferences: staticPodObjectReferences(ctx.flags.staticObjectDir),
     lifecycle,
     clock: ctx.clock,
@@ -449,7 +453,12 @@ async function runKubelet(
     ]);
   };
   await Promise.all([...heartbeats, subsystems()]);
-  await closeAll(logger, [() => servers.close(), () => cri.close(), () => k.agents.probes.stop(), ctx.api !== undefined ? () => ctx.api?.close() : undefined]);
+  await closeAll(logger, [
+    () => servers.close(),
+    () => cri.close(),
+    () => k.agents.probes.stop(),
+    ctx.api !== undefined ? () => ctx.api?.close() : undefined,
+  ]);
 }
 
 /** API mode's heartbeats, each restarted after a failure: the node must never stop reporting. */

@@ -321,7 +321,9 @@ describe('node allocatable', () => {
     tree = await createFakeCgroupTree({ mode: 'v1', cpus: 3, memoryBytes: 2 * GiB });
     expect(await readMachineCapacity(tree.fsRoot)).toEqual({ cpuMilli: 3000, memoryBytes: 2 * GiB, pids: 4194304 });
     const fs = await statfs(tree.fsRoot);
-    expect((await readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: tree.fsRoot })).ephemeralStorageBytes).toBe(fs.blocks * fs.bsize);
+    expect((await readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: tree.fsRoot })).ephemeralStorageBytes).toBe(
+      fs.blocks * fs.bsize,
+    );
     const fresh = await readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: `${tree.fsRoot}/not/made/yet` });
     expect(fresh.ephemeralStorageBytes).toBe(fs.blocks * fs.bsize);
     await expect(readMachineCapacity(tree.fsRoot, { ephemeralStoragePath: '\0bad' })).rejects.toThrow(/cannot statfs/);

@@ -12,7 +12,11 @@ describe('resource clients over a KubeClient', () => {
     await nodes.create({ metadata: { name: 'n1' } } as Node);
     expect(await nodes.get('n1')).toMatchObject({ metadata: { name: 'n1' } });
     await nodes.patchStatus('n1', { status: { phase: 'Running' } });
-    expect(client.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /api/v1/nodes', 'GET /api/v1/nodes/n1', 'PATCH /api/v1/nodes/n1/status']);
+    expect(client.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /api/v1/nodes',
+      'GET /api/v1/nodes/n1',
+      'PATCH /api/v1/nodes/n1/status',
+    ]);
     expect(client.calls[2]?.patchType).toBe('strategic');
   });
 
@@ -48,7 +52,10 @@ describe('resource clients over a KubeClient', () => {
     const events = eventsApi(client);
     await events.create({ metadata: { name: 'e.1', namespace: 'default' } } as never);
     await events.patch('default', 'e.1', { count: 2 });
-    expect(client.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /api/v1/namespaces/default/events', 'PATCH /api/v1/namespaces/default/events/e.1']);
+    expect(client.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /api/v1/namespaces/default/events',
+      'PATCH /api/v1/namespaces/default/events/e.1',
+    ]);
   });
 
   it('certificate signing requests: the watch of one CSR yields the listed object, then its changes', async () => {

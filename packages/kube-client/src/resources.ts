@@ -29,7 +29,8 @@ export function nodesApi(client: Client) {
   return {
     create: (node: Node): Promise<unknown> => client.create('/api/v1/nodes', node),
     get: (name: string): Promise<unknown> => client.get(`/api/v1/nodes/${seg(name)}`),
-    patchStatus: (name: string, patch: object): Promise<unknown> => client.patch(`/api/v1/nodes/${seg(name)}/status`, patch, PatchType.Strategic),
+    patchStatus: (name: string, patch: object): Promise<unknown> =>
+      client.patch(`/api/v1/nodes/${seg(name)}/status`, patch, PatchType.Strategic),
   };
 }
 
@@ -47,7 +48,8 @@ export function leasesApi(client: Client) {
 export function podsApi(client: Client) {
   return {
     get: (namespace: string, name: string): Promise<unknown> => client.get(`${podsPath(namespace)}/${seg(name)}`),
-    create: (pod: { metadata: { namespace?: string } }): Promise<unknown> => client.create(podsPath(pod.metadata.namespace ?? 'default'), pod),
+    create: (pod: { metadata: { namespace?: string } }): Promise<unknown> =>
+      client.create(podsPath(pod.metadata.namespace ?? 'default'), pod),
     patchStatus: (namespace: string, name: string, patch: object): Promise<unknown> =>
       client.patch(`${podsPath(namespace)}/${seg(name)}/status`, patch, PatchType.Strategic),
     delete: (namespace: string, name: string, options: { gracePeriodSeconds?: number; uid?: string }): Promise<unknown> =>
@@ -58,7 +60,8 @@ export function podsApi(client: Client) {
 /** `CoreV1().Events(ns)`: the event sink's create and strategic-merge patch (count, lastTimestamp, message). */
 export function eventsApi(client: Client) {
   return {
-    create: (event: { metadata: { namespace?: string } }): Promise<unknown> => client.create(eventsPath(event.metadata.namespace ?? 'default'), event),
+    create: (event: { metadata: { namespace?: string } }): Promise<unknown> =>
+      client.create(eventsPath(event.metadata.namespace ?? 'default'), event),
     patch: (namespace: string, name: string, patch: object): Promise<unknown> =>
       client.patch(`${eventsPath(namespace)}/${seg(name)}`, patch, PatchType.Strategic),
   };
@@ -68,7 +71,8 @@ export function eventsApi(client: Client) {
 export function certificateSigningRequestsApi(client: Client) {
   return {
     create: (csr: object, signal?: AbortSignal): Promise<unknown> => client.create(CSRS, csr, signal !== undefined ? { signal } : {}),
-    get: (name: string, signal?: AbortSignal): Promise<unknown> => client.get(`${CSRS}/${seg(name)}`, signal !== undefined ? { signal } : {}),
+    get: (name: string, signal?: AbortSignal): Promise<unknown> =>
+      client.get(`${CSRS}/${seg(name)}`, signal !== undefined ? { signal } : {}),
     watch: (name: string, signal: AbortSignal): AsyncIterable<WatchEvent> => watchByName(client, CSRS, name, signal),
   };
 }

@@ -1,6 +1,16 @@
 export { createNodeStatus, defaultNodeLabels, noopNodeSink } from './node-status.js';
 export type { NodeSink, NodeStatusManager, NodeStatusOptions, NodeStatusSetter } from './types.js';
-export { conditions, daemonEndpoints, images, machineInfo, nodeAddress, nodeFeatures, platformInfo, runtimeHandlers, versionInfo } from './setters.js';
+export {
+  conditions,
+  daemonEndpoints,
+  images,
+  machineInfo,
+  nodeAddress,
+  nodeFeatures,
+  platformInfo,
+  runtimeHandlers,
+  versionInfo,
+} from './setters.js';
 export type { MachineInfoProviders, NodeConditionInput, NodeImage, VersionInfoProviders } from './setters.js';
 export {
   aggregateMessages,
@@ -32,4 +42,10 @@ export { osImageFrom, readHostInfo, readHugePages } from './host.js';
 export type { HostInfo } from './host.js';
 export { goArch } from './platform.js';
 export { BASE_RUNTIME_SYNC_THRESHOLD_MS, createRuntimeState } from './runtime-state.js';
-export type { RuntimeConditionInput, RuntimeFeaturesInput, RuntimeHandlerInput, RuntimeHealthCheck, RuntimeState } from './runtime-state.js';
+export type {
+  RuntimeConditionInput,
+  RuntimeFeaturesInput,
+  RuntimeHandlerInput,
+  RuntimeHealthCheck,
+  RuntimeState,
+} from './runtime-state.js';

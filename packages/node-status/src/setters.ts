@@ -121,7 +121,10 @@ export function runtimeHandlers(
     async set(node) {
       statusOf(node).runtimeHandlers = (await handlers()).map((h) => ({
         name: h.name,
-        features: { recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true, userNamespaces: h.features?.userNamespaces === true },
+        features: {
+          recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true,
+          userNamespaces: h.features?.userNamespaces === true,
+        },
       }));
     },
   };

@@ -12,7 +12,8 @@ describe('node resources of the wiring', () => {
     state.known = {
       capacity,
       reserved: { cpuMilli: 500, memoryBytes: 1e9 },
-      evictionMemoryBytes: 1e8, evictionEphemeralStorageBytes: 0,
+      evictionMemoryBytes: 1e8,
+      evictionEphemeralStorageBytes: 0,
       allocatable: { cpuMilli: 3500, memoryBytes: 6.9e9 },
       enforced: { cpuMilli: 3500, memoryBytes: 7e9 },
     };

@@ -119,7 +119,7 @@ describe('GET /node', () => {
     expect(runtime.calls.filter((c) => c.method === 'version')).toHaveLength(1);
   });
 
-  it('is NotReady with the runtime\'s reasons and the missing ephemeral-storage capacity, and records NodeReady when that changes', async () => {
+  it("is NotReady with the runtime's reasons and the missing ephemeral-storage capacity, and records NodeReady when that changes", async () => {
     const clock = new FakeClock();
     const recorder = new RecordingEventRecorder();
     const runtimeState = createRuntimeState({ clock });
@@ -140,8 +140,7 @@ describe('GET /node', () => {
     expect(ready(node)).toMatchObject({
       status: 'False',
       reason: 'KubeletNotReady',
-      message:
-        '[container runtime status check may not have completed yet, missing node capacity for resources: ephemeral-storage]',
+      message: '[container runtime status check may not have completed yet, missing node capacity for resources: ephemeral-storage]',
     });
     runtimeState.setRuntimeStatus([
       { type: 'RuntimeReady', status: true },

@@ -33,7 +33,13 @@ interface Obj {
   status?: {
     phase?: string;
     conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
-    containerStatuses?: Array<{ name: string; ready: boolean; restartCount: number; containerID?: string; state?: Record<string, unknown> }>;
+    containerStatuses?: Array<{
+      name: string;
+      ready: boolean;
+      restartCount: number;
+      containerID?: string;
+      state?: Record<string, unknown>;
+    }>;
   };
 }
 interface List<T = Obj> {
@@ -93,17 +99,20 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const cert = new X509Certificate(pem);
     expect(cert.subject.split('\n').sort()).toEqual(['CN=system:node:' + kubelet.nodeName, 'O=system:nodes']);
     expect(cert.checkIssued(new X509Certificate(await fs.readFile(cp.caFile)))).toBe(true);
-    const csrs = await kubectl.json<List<{ spec: { signerName: string; username: string }; status: { conditions?: Array<{ type: string }> } }>>(
-      'get',
-      'csr',
+    const csrs = await kubectl.json<
+      List<{ spec: { signerName: string; username: string }; status: { conditions?: Array<{ type: string }> } }>
+    >('get', 'csr');
+    const ours = csrs.items.filter(
+      (c) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username.startsWith('system:bootstrap:'),
     );
-    const ours = csrs.items.filter((c) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username.startsWith('system:bootstrap:'));
     expect(ours.some((c) => c.status.conditions?.some((x) => x.type === 'Approved'))).toBe(true);
 
     const lease = (): Promise<Lease | undefined> => kubectl.get<Lease>('lease', '-n', 'kube-node-lease', kubelet.nodeName);
     const first = await eventually('the node lease', lease);
     expect(first.spec).toMatchObject({ holderIdentity: kubelet.nodeName, leaseDurationSeconds: 40 });
-    expect(first.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Node', name: kubelet.nodeName, uid: ready.metadata.uid })]);
+    expect(first.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Node', name: kubelet.nodeName, uid: ready.metadata.uid }),
+    ]);
     const renewals: number[] = [];
     let last = first.spec.renewTime;
     await eventually(
@@ -171,7 +180,12 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const victim = five[0] as Obj;
     const t0 = Date.now();
     await kubectl('delete', 'pod', '-n', ns, victim.metadata.name, '--wait=false');
-    await eventually(`pod ${victim.metadata.name} gone from the API`, async () => (await kubectl.get('pod', '-n', ns, victim.metadata.name)) === undefined, 60_000, 250);
+    await eventually(
+      `pod ${victim.metadata.name} gone from the API`,
+      async () => (await kubectl.get('pod', '-n', ns, victim.metadata.name)) === undefined,
+      60_000,
+      250,
+    );
     const took = (Date.now() - t0) / 1000;
     expect(await fs.readFile(path.join(kubelet.hostDir, `prestop-${victim.metadata.name}`), 'utf8')).toBe('stopping\n');
     // The container ignored SIGTERM: it was killed when the 4 s grace period ended, not before.
@@ -182,7 +196,9 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     await eventually(
       `no container of namespace ${ns} in containerd`,
       async () => {
-        const { containers } = await kubelet.cri.runtime.listContainers({ filter: { labelSelector: { 'io.kubernetes.pod.namespace': ns } } });
+        const { containers } = await kubelet.cri.runtime.listContainers({
+          filter: { labelSelector: { 'io.kubernetes.pod.namespace': ns } },
+        });
         return containers.length === 0;
       },
       120_000,
@@ -201,28 +217,47 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const mirror = (): Promise<Obj | undefined> => kubectl.get<Obj>('pod', '-n', ns, mirrorName);
     await kubelet.writeManifest('static-web.json', manifest('1'));
     const nodeUid = (await node())?.metadata.uid;
-    const m1 = await eventually('the mirror pod Running and Ready', async () => {
-      const m = await mirror();
-      return m !== undefined && runningAndReady(m) ? m : undefined;
-    }, 90_000, 500);
+    const m1 = await eventually(
+      'the mirror pod Running and Ready',
+      async () => {
+        const m = await mirror();
+        return m !== undefined && runningAndReady(m) ? m : undefined;
+      },
+      90_000,
+      500,
+    );
     expect(m1.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(m1.metadata.annotations?.['kubernetes.io/config.hash']);
     expect(m1.metadata.annotations?.['kubernetes.io/config.source']).toBe('file');
-    expect(m1.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Node', name: kubelet.nodeName, uid: nodeUid, controller: true })]);
+    expect(m1.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Node', name: kubelet.nodeName, uid: nodeUid, controller: true }),
+    ]);
     expect(m1.status?.containerStatuses?.[0]).toMatchObject({ name: 'c', ready: true, restartCount: 0 });
 
     await kubelet.writeManifest('static-web.json', manifest('2'));
-    const m2 = await eventually('the mirror pod of the edited manifest', async () => {
-      const m = await mirror();
-      return m?.metadata.labels?.['version'] === '2' && runningAndReady(m) ? m : undefined;
-    }, 90_000, 500);
+    const m2 = await eventually(
+      'the mirror pod of the edited manifest',
+      async () => {
+        const m = await mirror();
+        return m?.metadata.labels?.['version'] === '2' && runningAndReady(m) ? m : undefined;
+      },
+      90_000,
+      500,
+    );
     expect(m2.metadata.annotations?.['kubernetes.io/config.mirror']).not.toBe(m1.metadata.annotations?.['kubernetes.io/config.mirror']);
     const containerID = m2.status?.containerStatuses?.[0]?.containerID;
 
     await kubectl('delete', 'pod', '-n', ns, mirrorName, '--wait=false');
-    const m3 = await eventually('the mirror pod recreated', async () => {
-      const m = await mirror();
-      return m !== undefined && m.metadata.uid !== m2.metadata.uid && m.metadata.deletionTimestamp === undefined && runningAndReady(m) ? m : undefined;
-    }, 90_000, 500);
+    const m3 = await eventually(
+      'the mirror pod recreated',
+      async () => {
+        const m = await mirror();
+        return m !== undefined && m.metadata.uid !== m2.metadata.uid && m.metadata.deletionTimestamp === undefined && runningAndReady(m)
+          ? m
+          : undefined;
+      },
+      90_000,
+      500,
+    );
     // Deleting the mirror never touches the static pod: the same container runs on.
     expect(m3.status?.containerStatuses?.[0]?.containerID).toBe(containerID);
     await kubelet.removeManifest('static-web.json');
@@ -238,7 +273,8 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
       await kubectl.json<List<Event>>('get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${kubelet.nodeName}`)
     ).items;
     const nodeReasons = new Set(nodeEvents.map((e) => e.reason));
-    for (const reason of ['Starting', 'NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID']) expect(nodeReasons).toContain(reason);
+    for (const reason of ['Starting', 'NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID'])
+      expect(nodeReasons).toContain(reason);
     expect(nodeEvents.find((e) => e.reason === 'Starting')?.message).toBe('Starting kubelet.');
   });
 
@@ -254,10 +290,15 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
         containers: [{ name: 'c', image: BUSYBOX(), command: ['sleep', '3600'] }],
       },
     });
-    const before = await eventually('pod steady Running and Ready', async () => {
-      const p = await kubectl.get<Obj>('pod', '-n', ns, 'steady');
-      return p !== undefined && runningAndReady(p) ? p : undefined;
-    }, 60_000, 500);
+    const before = await eventually(
+      'pod steady Running and Ready',
+      async () => {
+        const p = await kubectl.get<Obj>('pod', '-n', ns, 'steady');
+        return p !== undefined && runningAndReady(p) ? p : undefined;
+      },
+      60_000,
+      500,
+    );
     const containerID = before.status?.containerStatuses?.[0]?.containerID;
 
     // A status change the API must learn after the outage: this pod's container fails while the API is away.
@@ -272,7 +313,12 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
         containers: [{ name: 'c', image: BUSYBOX(), command: ['sh', '-c', 'sleep 30; exit 3'] }],
       },
     });
-    await eventually('pod fails-during-outage Running', async () => (await kubectl.get<Obj>('pod', '-n', ns, 'fails-during-outage'))?.status?.phase === 'Running', 60_000, 500);
+    await eventually(
+      'pod fails-during-outage Running',
+      async () => (await kubectl.get<Obj>('pod', '-n', ns, 'fails-during-outage'))?.status?.phase === 'Running',
+      60_000,
+      500,
+    );
 
     const script = path.join(REPO_ROOT, 'scripts/control-plane.sh');
     await run('bash', [script, 'stop', 'kube-apiserver'], { timeout: 60_000 });
@@ -292,10 +338,15 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const after = await kubectl.json<Obj>('get', 'pod', '-n', ns, 'steady');
     expect(after.status?.containerStatuses?.[0]).toMatchObject({ restartCount: 0, containerID });
     expect(runningAndReady(after)).toBe(true);
-    const failed = await eventually('the status of the pod that failed during the outage', async () => {
-      const p = await kubectl.get<Obj>('pod', '-n', ns, 'fails-during-outage');
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    }, 30_000, 500);
+    const failed = await eventually(
+      'the status of the pod that failed during the outage',
+      async () => {
+        const p = await kubectl.get<Obj>('pod', '-n', ns, 'fails-during-outage');
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      30_000,
+      500,
+    );
     expect(failed.status?.containerStatuses?.[0]).toMatchObject({ state: { terminated: expect.objectContaining({ exitCode: 3 }) } });
   }, 360_000);
 
@@ -305,7 +356,9 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const ours = audit
       .split('\n')
       .filter((line) => line.includes(user))
-      .map((line) => JSON.parse(line) as { user: { username: string }; verb: string; requestURI: string; responseStatus?: { code: number } })
+      .map(
+        (line) => JSON.parse(line) as { user: { username: string }; verb: string; requestURI: string; responseStatus?: { code: number } },
+      )
       .filter((e) => e.user.username === user);
     expect(ours.length).toBeGreaterThan(20);
     expect(ours.filter((e) => e.responseStatus?.code === 403).map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);

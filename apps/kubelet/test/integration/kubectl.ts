@@ -47,6 +47,9 @@ export function kubectlFor(cp: ControlPlaneEnv): Kubectl {
 }
 
 /** A condition's status of an object's `status.conditions`. */
-export function conditionOf(obj: { status?: { conditions?: Array<{ type: string; status: string }> } } | undefined, type: string): string | undefined {
+export function conditionOf(
+  obj: { status?: { conditions?: Array<{ type: string; status: string }> } } | undefined,
+  type: string,
+): string | undefined {
   return obj?.status?.conditions?.find((c) => c.type === type)?.status;
 }

@@ -35,7 +35,9 @@ function comparable(node: NodeObj, self: { name: string; ip: string }): Json {
   }
   n.status.nodeInfo.kubeletVersion = '<version>';
   // The images both see in the one containerd: the same set, in any order.
-  n.status.images = [...(n.status.images ?? [])].map((i: { names: string[]; sizeBytes: number }) => `${[...i.names].sort().join(',')} ${i.sizeBytes}`).sort();
+  n.status.images = [...(n.status.images ?? [])]
+    .map((i: { names: string[]; sizeBytes: number }) => `${[...i.names].sort().join(',')} ${i.sizeBytes}`)
+    .sort();
   for (const list of ['capacity', 'allocatable']) n.status[list] = quantities(n.status[list]);
   return n as Json;
 }
@@ -58,9 +60,13 @@ let upstreamName = '';
 const upstreamDir = path.join(os.tmpdir(), `kubelet-ts-parity-upstream-${process.pid}`);
 
 async function startUpstream(): Promise<string> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'upstream-kubelet-runner.mjs'), upstreamDir, JSON.stringify({ evictionHard: EVICTION_HARD })], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(__dirname, 'upstream-kubelet-runner.mjs'), upstreamDir, JSON.stringify({ evictionHard: EVICTION_HARD })],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   upstream = child;
   let out = '';
   let err = '';
@@ -97,14 +103,22 @@ describe('the Node of kubelet-ts and of the upstream kubelet on the same machine
     await ours.start();
     upstreamName = await startUpstream();
     const readyNode = (name: string) =>
-      eventually(`node ${name} Ready`, async () => {
-        const n = await kubectl.get<NodeObj>('node', name);
-        return conditionOf(n as never, 'Ready') === 'True' ? n : undefined;
-      }, 90_000, 500);
+      eventually(
+        `node ${name} Ready`,
+        async () => {
+          const n = await kubectl.get<NodeObj>('node', name);
+          return conditionOf(n as never, 'Ready') === 'True' ? n : undefined;
+        },
+        90_000,
+        500,
+      );
     const [a, b] = await Promise.all([readyNode(ours.nodeName), readyNode(upstreamName)]);
     // The images were listed at different moments: wait for one more report of each, after both ran.
     await new Promise((r) => setTimeout(r, 12_000));
-    const [a2, b2] = await Promise.all([kubectl.json<NodeObj>('get', 'node', ours.nodeName), kubectl.json<NodeObj>('get', 'node', upstreamName)]);
+    const [a2, b2] = await Promise.all([
+      kubectl.json<NodeObj>('get', 'node', ours.nodeName),
+      kubectl.json<NodeObj>('get', 'node', upstreamName),
+    ]);
     expect(a && b).toBeTruthy();
     expect(comparable(a2, { name: ours.nodeName, ip: cp.nodeIp })).toEqual(comparable(b2, { name: upstreamName, ip: cp.upstreamNodeIp }));
   });

@@ -89,7 +89,14 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     metrics,
     signal: options.signal,
   });
-  const clients = createKubeletClients({ connection: credentials.connection, config, userAgent: options.userAgent, clock, logger, metrics });
+  const clients = createKubeletClients({
+    connection: credentials.connection,
+    config,
+    userAgent: options.userAgent,
+    clock,
+    logger,
+    metrics,
+  });
   logger.info('Connected to the API server', { server: credentials.connection.server, source: credentials.connection.source });
   const broadcaster = createEventBroadcaster({ clock, logger: logger.child({ component: 'events' }) });
   const recorder = broadcaster.newRecorder({ component: 'kubelet', host: nodeName });

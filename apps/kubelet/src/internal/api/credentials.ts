@@ -1,5 +1,6 @@
 // The kubelet's credentials towards the API server (upstream buildKubeletClientConfig): the
 // kubeconfig as it is, or TLS bootstrap through --bootstrap-kubeconfig, then rotation.
+import { readFile } from 'node:fs/promises';
 import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import type { CertificateManager } from '@kubelet-ts/certificate-manager';
 import { createCertificateManager, createFileStore, loadClientCert } from '@kubelet-ts/certificate-manager';
@@ -24,7 +25,7 @@ export interface Credentials {
   connection: ClusterConnection;
   /** Rotates the client certificate before it expires (bootstrap with rotateCertificates only). */
   certificateManager?: CertificateManager;
-  /** The bootstrap client, kept for the certificate manager when the current pair has expired. */
+  /** Closes the CSR clients' connections (the bootstrap one is kept while rotation may need it). */
   close(): void;
 }
 
@@ -32,9 +33,7 @@ export interface Credentials {
 async function clientCertificateOf(kubeconfig: string): Promise<string | Buffer | undefined> {
   const material: TlsMaterial | undefined = (await loadKubeconfig(kubeconfig)).clientCertificate;
   if (material === undefined) return undefined;
-  if ('data' in material) return material.data;
-  const { readFile } = await import('node:fs/promises');
-  return readFile(material.file);
+  return 'data' in material ? material.data : readFile(material.file);
 }
 
 /** A client for the CSR calls of bootstrap and rotation: no rate limit, as upstream's certificate clients. */

@@ -1,0 +1,310 @@
+// API-server mode, kubelet-ts against the upstream kubelet in the same run, on the real control plane
+// of scripts/control-plane.sh and the shared containerd. For each kubelet in turn (one at a time: a
+// kubelet kills the pods it does not own):
+//   join        TLS bootstrap until the Node is Ready and has no taint left (the controller manager
+//               removes node.kubernetes.io/not-ready; its CSR approval and that are in this time);
+//   deployment  a Deployment of --pods replicas (http-echo, httpGet readiness probe every 10 s) bound to
+//               the node by nodeSelector: time from the create until every pod is Running and Ready in
+//               the API;
+//   steady      --steady-seconds with the pods running: the kubelet's RSS and CPU, and its API requests
+//               per minute by verb and resource (from the API server's audit log, user system:node:<name>);
+//   delete      the Deployment deleted: time until no pod is left in the API;
+//   direct      --pods pods created directly with spec.nodeName (no scheduler), 20 creates at a time:
+//               time from the first create until all are Running and Ready; then deleted.
+// Ratios are kubelet-ts / upstream. Needs `bash scripts/test-runtime.sh up` and
+// `bash scripts/control-plane.sh up`; holds the integration lock throughout.
+//
+// Usage: node bench/api-density/run.mjs [--pods 110] [--steady-seconds 120] [--only kubelet-ts|upstream] [--out <file.json>] [--keep]
+import fs from 'node:fs';
+import path from 'node:path';
+import { noopLogger, systemClock } from '@kubelet-ts/common';
+import { createKubeClient, loadKubeconfig } from '@kubelet-ts/kube-client';
+import { mapLimit } from '../lib/cri.mjs';
+import { log, parseArgs, sleep } from '../lib/env.mjs';
+import { isReady, startKubelet } from '../lib/kubelet.mjs';
+import { acquireLock } from '../lib/lock.mjs';
+import { machineInfo, machineLine } from '../lib/machine.mjs';
+import { measureWindow } from '../lib/proc.mjs';
+import { podManifest, podNames } from '../lib/pods.mjs';
+import { table, writeResults } from '../lib/report.mjs';
+import { createBenchmarkRun } from '../lib/run.mjs';
+import { ratio, round } from '../lib/stats.mjs';
+import { readEnvFile, startUpstreamKubelet } from '../../scripts/lib/upstream-kubelet.mjs';
+
+const args = parseArgs();
+const PODS = args.number('pods', 110);
+const STEADY_S = args.number('steady-seconds', 120);
+const ONLY = args.option('only', undefined);
+const TIMEOUT_MS = args.number('timeout', 600) * 1000;
+const POLL_MS = 1000;
+const run = createBenchmarkRun('api-density', { keep: args.flag('keep') });
+const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
+
+const controlPlaneDir = process.env.KUBELET_TS_CONTROL_PLANE_DIR || '/run/kubelet-ts-control-plane';
+const cpEnvFile = path.join(controlPlaneDir, 'env');
+if (!fs.existsSync(cpEnvFile)) throw new Error(`no ${cpEnvFile}: start the control plane with: bash scripts/control-plane.sh up`);
+const cp = readEnvFile(cpEnvFile);
+
+/** The pod of every phase, as an API object for the node (bound by nodeSelector, or directly by nodeName). */
+function apiPod(name, namespace, nodeName, { direct }) {
+  const pod = podManifest(name, { readiness: true, label: 'bench-api' });
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, namespace },
+    spec: {
+      ...pod.spec,
+      ...(direct ? { nodeName } : { nodeSelector: { 'kubernetes.io/hostname': nodeName } }),
+      // The service-account token volume is not served by kubelet-ts yet (#17): both run without it.
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: 1,
+    },
+  };
+}
+
+/** Requests of `user` in the audit log after byte `from`, per minute, by "VERB resource[/subresource]". */
+function auditRates(file, from, user, windowMs) {
+  const fd = fs.openSync(file, 'r');
+  const size = fs.fstatSync(fd).size;
+  const buffer = Buffer.alloc(size - from);
+  fs.readSync(fd, buffer, 0, buffer.length, from);
+  fs.closeSync(fd);
+  const counts = {};
+  for (const line of buffer.toString('utf8').split('\n')) {
+    if (!line.includes(user)) continue;
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    // A watch logs ResponseStarted when it opens and ResponseComplete when it ends: count it once, at its start.
+    const counted = e.verb === 'watch' ? e.stage === 'ResponseStarted' : e.stage === 'ResponseComplete';
+    if (e.user?.username !== user || !counted) continue;
+    const resource = `${e.objectRef?.resource ?? e.requestURI}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    const key = `${e.verb} ${resource}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  const perMinute = Object.fromEntries(
+    Object.entries(counts)
+      .map(([k, n]) => [k, round((n / windowMs) * 60_000, 1)])
+      .sort((a, b) => b[1] - a[1]),
+  );
+  return {
+    perMinute,
+    total: round(
+      Object.values(perMinute).reduce((a, b) => a + b, 0),
+      1,
+    ),
+  };
+}
+
+async function waitFor(what, fn, timeoutMs = TIMEOUT_MS, check = () => undefined) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    check();
+    const value = await fn().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** Runs every phase against one kubelet (started by `start`, which returns { nodeName, pid, stop, check }). */
+async function measure(label, admin, start) {
+  const ns = `bench-api-${label}-${process.pid}`;
+  await admin.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  run.defer(`delete namespace ${ns}`, () => admin.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined));
+  const pods = async () =>
+    (await admin.list(`/api/v1/namespaces/${ns}/pods`, { query: { labelSelector: 'benchmark=bench-api' } })).items ?? [];
+  const allReady = async () => {
+    const list = await pods();
+    return list.length === PODS && list.every(isReady);
+  };
+  const noneLeft = async () => (await pods()).length === 0;
+
+  const t0 = Date.now();
+  const k = await start();
+  // Cleanups run last-registered first: the node goes after its kubelet stopped (the pod GC then deletes what is left).
+  run.defer(`delete node ${k.nodeName}`, () => admin.delete(`/api/v1/nodes/${k.nodeName}`).catch(() => undefined));
+  run.defer(`stop ${label}`, () => k.stop());
+  // Ready, and schedulable: the controller manager has removed the node.kubernetes.io/not-ready taint
+  // (pods created before that wait in the scheduler's back-off, which is not the kubelet's time).
+  await waitFor(
+    `${label}: node ${k.nodeName} Ready and untainted`,
+    async () => {
+      const node = await admin.get(`/api/v1/nodes/${k.nodeName}`);
+      const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      return ready && (node.spec?.taints ?? []).length === 0;
+    },
+    180_000,
+    k.check,
+  );
+  const joinMs = Date.now() - t0;
+  log(`${label}: node ${k.nodeName} Ready after ${seconds(joinMs)} s`);
+
+  const template = apiPod('x', ns, k.nodeName, { direct: false });
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'bench', namespace: ns },
+    spec: {
+      replicas: PODS,
+      selector: { matchLabels: { benchmark: 'bench-api' } },
+      template: { metadata: { labels: { benchmark: 'bench-api' } }, spec: template.spec },
+    },
+  };
+  const d0 = Date.now();
+  await admin.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
+  await waitFor(`${label}: ${PODS} deployment pods Ready`, allReady, TIMEOUT_MS, k.check);
+  const deploymentMs = Date.now() - d0;
+  log(`${label}: ${PODS} pods of the Deployment Running and Ready after ${seconds(deploymentMs)} s`);
+
+  const auditFile = path.join(cp.KUBELET_TS_CONTROL_PLANE_LOG_DIR, 'audit.log');
+  const auditFrom = fs.statSync(auditFile).size;
+  const w0 = Date.now();
+  const steady = await measureWindow(k.pid, STEADY_S);
+  const requests = auditRates(auditFile, auditFrom, `system:node:${k.nodeName}`, Date.now() - w0);
+  log(`${label}: steady RSS ${steady.rssMiB.p50} MiB, CPU ${steady.cpuPercentOfOneCore} %, ${requests.total} API requests/min`);
+
+  const x0 = Date.now();
+  await admin.delete(`/apis/apps/v1/namespaces/${ns}/deployments/bench`, { body: { propagationPolicy: 'Background' } });
+  await waitFor(`${label}: deployment pods gone`, noneLeft, TIMEOUT_MS, k.check);
+  const deleteMs = Date.now() - x0;
+
+  const names = podNames(PODS, 'api');
+  const c0 = Date.now();
+  await mapLimit(names, 20, (name) => admin.create(`/api/v1/namespaces/${ns}/pods`, apiPod(name, ns, k.nodeName, { direct: true })));
+  await waitFor(`${label}: ${PODS} direct pods Ready`, allReady, TIMEOUT_MS, k.check);
+  const directMs = Date.now() - c0;
+  log(`${label}: ${PODS} directly created pods Running and Ready after ${seconds(directMs)} s`);
+  await mapLimit(names, 20, (name) => admin.delete(`/api/v1/namespaces/${ns}/pods/${name}`).catch(() => undefined));
+  await waitFor(`${label}: direct pods gone`, noneLeft, TIMEOUT_MS, k.check);
+  await k.stop();
+  return {
+    nodeName: k.nodeName,
+    joinSeconds: seconds(joinMs),
+    deploymentReadySeconds: seconds(deploymentMs),
+    deploymentDeleteSeconds: seconds(deleteMs),
+    directReadySeconds: seconds(directMs),
+    steady: { rssMiB: steady.rssMiB, cpuPercentOfOneCore: steady.cpuPercentOfOneCore, seconds: steady.seconds },
+    apiRequestsPerMinute: requests,
+  };
+}
+
+function startOurs() {
+  const nodeName = `bench-api-ts-${process.pid}`;
+  return async () => {
+    const baseDir = path.join(run.baseDir, 'kubelet-ts');
+    fs.mkdirSync(baseDir, { recursive: true });
+    const k = await startKubelet({
+      baseDir,
+      nodeName,
+      criCallCounter: false,
+      configLines: ['rotateCertificates: true'],
+      kubeletArgs: [
+        `--bootstrap-kubeconfig=${cp.KUBELET_TS_BOOTSTRAP_KUBECONFIG}`,
+        `--kubeconfig=${path.join(baseDir, 'kubelet.kubeconfig')}`,
+        `--cert-dir=${path.join(baseDir, 'pki')}`,
+        `--node-ip=${cp.KUBELET_TS_NODE_IP}`,
+      ],
+    });
+    return { nodeName, pid: k.pid, stop: () => k.stop(), check: () => k.assertRunning('benchmarking') };
+  };
+}
+
+function startUpstream() {
+  return async () => {
+    const dir = path.join(run.baseDir, 'upstream');
+    const k = await startUpstreamKubelet({ env: { ...process.env, ...cp }, dir, log });
+    let stopped = false;
+    return {
+      nodeName: k.nodeName,
+      pid: k.pid,
+      stop: async () => {
+        if (!stopped) await k.stop();
+        stopped = true;
+      },
+      check: () => {
+        try {
+          process.kill(k.pid, 0);
+        } catch {
+          throw new Error(`the upstream kubelet exited; log ${k.logFile}`);
+        }
+      },
+    };
+  };
+}
+
+await run.main(async () => {
+  const machine = machineInfo();
+  await acquireLock();
+  const connection = await loadKubeconfig(cp.KUBELET_TS_KUBECONFIG);
+  const admin = createKubeClient({
+    connection,
+    name: 'bench',
+    userAgent: 'kubelet-ts-bench',
+    qps: -1,
+    burst: 0,
+    timeoutMs: 30_000,
+    clock: systemClock,
+    logger: noopLogger,
+  });
+  run.defer('close the admin client', () => admin.closeAllConnections());
+  const results = {};
+  if (ONLY !== 'upstream') results.kubeletTs = await measure('kubelet-ts', admin, startOurs());
+  if (ONLY !== 'kubelet-ts') results.upstream = await measure('upstream', admin, startUpstream());
+  const a = results.kubeletTs;
+  const b = results.upstream;
+  const ratios =
+    a && b
+      ? {
+          deploymentReady: ratio(a.deploymentReadySeconds, b.deploymentReadySeconds),
+          directReady: ratio(a.directReadySeconds, b.directReadySeconds),
+          deploymentDelete: ratio(a.deploymentDeleteSeconds, b.deploymentDeleteSeconds),
+          steadyRss: ratio(a.steady.rssMiB.p50, b.steady.rssMiB.p50),
+          steadyCpu: ratio(a.steady.cpuPercentOfOneCore, b.steady.cpuPercentOfOneCore),
+          apiRequestsPerMinute: ratio(a.apiRequestsPerMinute.total, b.apiRequestsPerMinute.total),
+        }
+      : undefined;
+  const result = {
+    benchmark: 'api-density',
+    date: new Date().toISOString(),
+    machine,
+    pods: PODS,
+    steadySeconds: STEADY_S,
+    kubernetes: cp.KUBELET_TS_K8S_VERSION,
+    results,
+    ratios,
+  };
+  const row = (name, f) => [name, f(a), f(b), ratios ? ratios[name] : null];
+  const keys = new Set([...Object.keys(a?.apiRequestsPerMinute.perMinute ?? {}), ...Object.keys(b?.apiRequestsPerMinute.perMinute ?? {})]);
+  const md = [
+    `# api-density — ${PODS} pods through the API server (${result.date})`,
+    '',
+    machineLine(machine),
+    '',
+    table(
+      ['measure', 'kubelet-ts', 'upstream kubelet', 'ratio'],
+      [
+        ['join: start → Node Ready, untainted (s; includes the controller manager)', a?.joinSeconds, b?.joinSeconds, null],
+        row('deploymentReady', (r) => r?.deploymentReadySeconds),
+        row('directReady', (r) => r?.directReadySeconds),
+        row('deploymentDelete', (r) => r?.deploymentDeleteSeconds),
+        row('steadyRss', (r) => r?.steady.rssMiB.p50),
+        row('steadyCpu', (r) => r?.steady.cpuPercentOfOneCore),
+        row('apiRequestsPerMinute', (r) => r?.apiRequestsPerMinute.total),
+      ],
+    ),
+    '',
+    `API requests per minute at steady state (${STEADY_S} s, ${PODS} pods), by verb and resource:`,
+    '',
+    table(
+      ['request', 'kubelet-ts', 'upstream kubelet'],
+      [...keys].sort().map((k) => [k, a?.apiRequestsPerMinute.perMinute[k] ?? 0, b?.apiRequestsPerMinute.perMinute[k] ?? 0]),
+    ),
+  ].join('\n');
+  const out = args.option('out', undefined);
+  const files = writeResults('api-density', result, md, { out });
+  log(`results: ${files.json}, ${files.md}`);
+  process.stdout.write(`${md}\n`);
+});
