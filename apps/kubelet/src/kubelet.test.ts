@@ -149,8 +149,11 @@ describe('buildKubelet, in-process with fakes', () => {
   });
 
   it('never claims a mode or a server that is not running in its start-up summary', async () => {
-    const options = await loadOptionsOrExit(['--kubeconfig=/etc/kubernetes/kubelet.conf', `--root-dir=${root}`], failingIO);
-    const summary = startupSummary(options, { nodeName: 'node-a', nodeIPs: ['10.0.0.1'] });
-    expect(summary).toMatchObject({ mode: 'standalone', server: 'not served (standalone)', nodeName: 'node-a', nodeIPs: ['10.0.0.1'] });
+    const node = { nodeName: 'node-a', nodeIPs: ['10.0.0.1'] };
+    const api = await loadOptionsOrExit(['--kubeconfig=/etc/kubernetes/kubelet.conf', `--root-dir=${root}`], failingIO);
+    const notServed = 'not served: the authenticated kubelet API (port 10250) is not implemented yet';
+    expect(startupSummary(api, node)).toMatchObject({ mode: 'api-server', server: notServed, ...node });
+    const standalone = await loadOptionsOrExit([`--root-dir=${root}`], failingIO);
+    expect(startupSummary(standalone, node)).toMatchObject({ mode: 'standalone', server: notServed, ...node });
   });
 });

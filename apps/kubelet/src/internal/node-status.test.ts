@@ -123,7 +123,7 @@ describe('GET /node', () => {
     const clock = new FakeClock();
     const recorder = new RecordingEventRecorder();
     const runtimeState = createRuntimeState({ clock });
-    let storage: number | undefined;
+    const disk: { bytes?: number } = {};
     const nodeStatus = nodeStatusOf({
       runtimeState,
       clock,
@@ -132,7 +132,7 @@ describe('GET /node', () => {
       resources: nodeResourceGetters({ getNodeAllocatable: () => undefined }, () => ({
         cpuMilli: 2000,
         memoryBytes: 4 * 1024 ** 3,
-        ...(storage !== undefined ? { ephemeralStorageBytes: storage } : {}),
+        ...(disk.bytes !== undefined ? { ephemeralStorageBytes: disk.bytes } : {}),
       })),
     });
     const node = await nodeStatus.getNode();
@@ -146,7 +146,7 @@ describe('GET /node', () => {
       { type: 'RuntimeReady', status: true },
       { type: 'NetworkReady', status: true },
     ]);
-    storage = 100 * 1024 ** 3;
+    disk.bytes = 100 * 1024 ** 3;
     await nodeStatus.setNodeStatus(node);
     expect(ready(node)).toMatchObject({ status: 'True', reason: 'KubeletReady' });
     expect(node.status?.capacity?.['ephemeral-storage']).toBe(String(100 * 1024 ** 3));
