@@ -37,8 +37,8 @@ npx turbo run check:api --output-logs=errors-only --continue || status=1
 step "unit tests"
 npx turbo run test:unit --concurrency=2 --continue || status=1
 
-step "upstream components (scripts/upstream/build.sh: control plane, kubelet, containerd 2, crictl)"
-bash scripts/upstream/build.sh --only control-plane,kubelet,containerd,crictl || status=1
+step "upstream components (scripts/upstream/build.sh: control plane, kubelet, kubectl, containerd 2, crictl)"
+bash scripts/upstream/build.sh --only control-plane,kubelet,kubectl,containerd,crictl || status=1
 
 # The real control plane is up for every integration suite: the API-mode packages test against it.
 step "control plane (scripts/control-plane.sh)"

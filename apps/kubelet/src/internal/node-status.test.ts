@@ -8,7 +8,7 @@ import { FakeEvictionManager } from '@kubelet-ts/eviction-manager/testing';
 import { createRuntimeState } from '@kubelet-ts/node-status';
 import { createRouter } from '@kubelet-ts/server';
 import { nodeResourceGetters } from './node-resources.js';
-import { createKubeletNodeStatus, installNodeRoute } from './node-status.js';
+import { createKubeletNodeStatus, genericVersion, installNodeRoute } from './node-status.js';
 
 const host = { machineID: 'mid', systemUUID: '', bootID: 'boot', kernelVersion: '6.1.0', osImage: 'Debian GNU/Linux 12 (bookworm)' };
 
@@ -151,5 +151,12 @@ describe('GET /node', () => {
     expect(ready(node)).toMatchObject({ status: 'True', reason: 'KubeletReady' });
     expect(node.status?.capacity?.['ephemeral-storage']).toBe(String(100 * 1024 ** 3));
     expect(recorder.events.map((e) => e.reason)).toContain('NodeReady');
+  });
+
+  it("reports the runtime's version as upstream's generic version parse prints it", () => {
+    expect(genericVersion('1.6.20~ds1')).toBe('1.6.20');
+    expect(genericVersion('2.2.9+unknown')).toBe('2.2.9+unknown');
+    expect(genericVersion('v1.7.0-rc.1')).toBe('1.7.0-rc.1');
+    expect(genericVersion('nightly')).toBe('nightly');
   });
 });

@@ -85,7 +85,7 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
         containerRuntimeVersion: async () => {
           if (runtimeVersion === undefined) {
             const v = await cri.runtime.version({ version: 'v1' }, { timeoutMs: 5_000 });
-            runtimeVersion = `${v.runtimeName}://${v.runtimeVersion}`;
+            runtimeVersion = `${v.runtimeName}://${genericVersion(v.runtimeVersion)}`;
           }
           return runtimeVersion;
         },
@@ -113,6 +113,19 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
     ],
     logger: options.logger,
   });
+}
+
+/**
+ * The runtime's version as upstream reports it (apimachinery's ParseGeneric, then String): the
+ * numeric components, a leading `v` dropped, a `-pre`/`+build` suffix kept only when it has the
+ * semver shape (`1.6.20~ds1` → `1.6.20`, `2.2.9+unknown` stays). Unparsable text is kept as it is.
+ */
+export function genericVersion(version: string): string {
+  const m = /^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$/.exec(version);
+  if (m === null) return version;
+  const extra = m[2] ?? '';
+  const semverExtra = /^(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/.test(extra);
+  return `${m[1] ?? ''}${semverExtra ? extra : ''}`;
 }
 
 /**

@@ -59,6 +59,13 @@ interface Event {
 }
 
 let kubelet: KubeletUnderTest;
+/** A failed wait names what the kubelet logged last (mirror pods are the kubelet's to create). */
+const withKubeletLog = <T>(wait: Promise<T>): Promise<T> =>
+  wait.catch((err: unknown) => {
+    const lines = kubelet.output().split('\n');
+    const mirrorLines = lines.filter((l) => /mirror|static-web/i.test(l)).slice(-30);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\nkubelet log (mirror lines):\n${mirrorLines.join('\n')}`);
+  });
 let startedAt = 0;
 const node = (): Promise<Obj | undefined> => kubectl.get<Obj>('node', kubelet.nodeName);
 const pods = async (selector: string): Promise<Obj[]> => (await kubectl.json<List>('get', 'pods', '-n', ns, '-l', selector)).items;
@@ -217,14 +224,16 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     const mirror = (): Promise<Obj | undefined> => kubectl.get<Obj>('pod', '-n', ns, mirrorName);
     await kubelet.writeManifest('static-web.json', manifest('1'));
     const nodeUid = (await node())?.metadata.uid;
-    const m1 = await eventually(
-      'the mirror pod Running and Ready',
-      async () => {
-        const m = await mirror();
-        return m !== undefined && runningAndReady(m) ? m : undefined;
-      },
-      90_000,
-      500,
+    const m1 = await withKubeletLog(
+      eventually(
+        'the mirror pod Running and Ready',
+        async () => {
+          const m = await mirror();
+          return m !== undefined && runningAndReady(m) ? m : undefined;
+        },
+        90_000,
+        500,
+      ),
     );
     expect(m1.metadata.annotations?.['kubernetes.io/config.mirror']).toBe(m1.metadata.annotations?.['kubernetes.io/config.hash']);
     expect(m1.metadata.annotations?.['kubernetes.io/config.source']).toBe('file');

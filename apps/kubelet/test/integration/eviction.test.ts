@@ -23,7 +23,8 @@ async function nodeConditions(of: KubeletUnderTest = kubelet): Promise<NodeCondi
   const response = await fetch(`http://127.0.0.1:${of.readOnlyPort}/node`);
   if (response.status !== 200) throw new Error(`/node answered ${response.status}`);
   const body = (await response.json()) as { kind: string; status: { conditions: NodeConditionJson[] } };
-  return body.status.conditions;
+  // The pressure conditions (the node's Ready condition is node-status's, not eviction's).
+  return body.status.conditions.filter((c) => c.type !== 'Ready');
 }
 
 interface PodStatusJson {
