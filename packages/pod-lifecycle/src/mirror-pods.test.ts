@@ -201,6 +201,20 @@ describe('mirror pods: creating', () => {
     expect(failure?.fields.err).toMatch(/^invalid pod from the API server: GET pods\/kube-system\/etcd: metadata\.name: /);
     expect(manager.mirrorPodUIDOf(pod.metadata.uid)).toBe('');
   });
+
+  it('keeps a removed static pod without a mirror (never an API pod of its own), and knows no other UID', () => {
+    let pods = [staticPod('etcd', 'h1')];
+    const manager = createMirrorPodManager({
+      api: new FakeMirrorPodApi(),
+      nodeName: 'node-1',
+      getNode: () => ({ metadata: { uid: 'n' } }),
+      staticPods: () => pods,
+    });
+    expect(manager.mirrorPodUIDOf('static-etcd-h1')).toBe('');
+    pods = [];
+    expect(manager.mirrorPodUIDOf('static-etcd-h1')).toBe('');
+    expect(manager.mirrorPodUIDOf('api-pod')).toBeUndefined();
+  });
 });
 
 describe('mirror pods: recreating and deleting', () => {

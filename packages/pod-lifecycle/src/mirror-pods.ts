@@ -144,6 +144,8 @@ export function createMirrorPodManager(options: MirrorPodManagerOptions): Mirror
     mirrors = next;
     mirrorPodCount.set(mirrors.size);
   };
+  // UIDs of static pods ever asked about (one per manifest version: a few, never pruned).
+  const staticUIDsSeen = new Set<string>();
   const staticPodsByFullName = (): Map<string, Pod> =>
     new Map(
       options
@@ -329,7 +331,10 @@ export function createMirrorPodManager(options: MirrorPodManagerOptions): Mirror
     },
     mirrorPodUIDOf(podUID) {
       const pod = options.staticPods().find((p) => p.metadata.uid === podUID && isStaticPod(p));
-      if (pod === undefined) return undefined;
+      if (pod !== undefined) staticUIDsSeen.add(podUID);
+      // A static pod already gone from the pod manager still has a status for a while: it has no mirror
+      // (its API name is the deleted mirror's; asking for it would only be refused), not an API pod of its own.
+      if (pod === undefined) return staticUIDsSeen.has(podUID) ? '' : undefined;
       const mirror = mirrors.get(podFullName(pod));
       return mirror !== undefined && isMirrorPodOf(mirror, pod) ? mirror.metadata.uid : '';
     },
