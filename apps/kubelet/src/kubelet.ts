@@ -15,7 +15,7 @@ import { createCriClient } from '@kubelet-ts/cri-client';
 import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
-import { createRuntimeState } from '@kubelet-ts/node-status';
+import { createRuntimeState, goArch } from '@kubelet-ts/node-status';
 import type { RuntimeState } from '@kubelet-ts/node-status';
 import type { PodSource } from '@kubelet-ts/pod-sources';
 import { PLUGIN_TYPE } from '@kubelet-ts/plugin-manager';
@@ -368,7 +368,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
         config: options.config,
         flags,
         nodeName: node.nodeName,
-        userAgent: `kubelet/${KUBELET_VERSION} (linux/${process.arch === 'x64' ? 'amd64' : process.arch}) kubelet-ts`,
+        userAgent: `kubelet/${KUBELET_VERSION} (linux/${goArch()}) kubelet-ts`,
         clock,
         logger: deps.logger,
         metrics,
