@@ -63,8 +63,12 @@ let kubelet: KubeletUnderTest;
 const withKubeletLog = <T>(wait: Promise<T>): Promise<T> =>
   wait.catch((err: unknown) => {
     const lines = kubelet.output().split('\n');
-    const mirrorLines = lines.filter((l) => /mirror|static-web/i.test(l)).slice(-30);
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\nkubelet log (mirror lines):\n${mirrorLines.join('\n')}`);
+    // The informers' lines too: a mirror pod needs the Node from the node informer.
+    const informerLines = lines.filter((l) => /informer|List\/watch|relist|Listed/i.test(l)).slice(-30);
+    const mirrorLines = lines.filter((l) => /mirror|static-web/i.test(l)).slice(-20);
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}\nkubelet log (informers):\n${informerLines.join('\n')}\nkubelet log (mirror pods):\n${mirrorLines.join('\n')}`,
+    );
   });
 let startedAt = 0;
 const node = (): Promise<Obj | undefined> => kubectl.get<Obj>('node', kubelet.nodeName);

@@ -216,6 +216,12 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
     },
     async cleanup() {
       await self.stop();
+      // For debugging a run: KUBELET_TS_IT_LOG_DIR keeps each kubelet's whole log.
+      const logDir = process.env['KUBELET_TS_IT_LOG_DIR'];
+      if (logDir !== undefined && logDir !== '') {
+        await fs.mkdir(logDir, { recursive: true });
+        await fs.writeFile(path.join(logDir, `${nodeName}.log`), output);
+      }
       const sandboxes = await cri.runtime.listPodSandbox({});
       const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
       for (const sandbox of ours) {
