@@ -35,6 +35,19 @@ describe('Node schema', () => {
     expect((node.status as Record<string, unknown>)['runtimeHandlers']).toEqual([{ name: 'runc' }]);
   });
 
+  it('accepts an image whose names the API server serves as null (no tags, no digests)', () => {
+    const node = NodeSchema.parse({
+      metadata: { name: 'n' },
+      status: {
+        images: [
+          { names: ['busybox:latest'], sizeBytes: 1 },
+          { names: null, sizeBytes: 2 },
+        ],
+      },
+    });
+    expect(node.status?.images?.[1]).toEqual({ names: null, sizeBytes: 2 });
+  });
+
   it('names the field of a value of the wrong type', () => {
     const result = NodeSchema.safeParse({ metadata: { name: 'n' }, status: { daemonEndpoints: { kubeletEndpoint: { Port: '10250' } } } });
     expect(result.success).toBe(false);

@@ -67,7 +67,8 @@ export const NodeSystemInfoSchema = z.looseObject({
 });
 export type NodeSystemInfo = z.infer<typeof NodeSystemInfoSchema>;
 
-export const ContainerImageSchema = z.looseObject({ names: z.array(str).optional(), sizeBytes: int.optional() });
+// `names` has no omitempty upstream: an image without tags or digests comes back from the API server as null.
+export const ContainerImageSchema = z.looseObject({ names: z.array(str).nullish(), sizeBytes: int.optional() });
 export type ContainerImage = z.infer<typeof ContainerImageSchema>;
 
 export const NodeRuntimeHandlerSchema = z.looseObject({

@@ -66,6 +66,19 @@ function podStatusApi(kube: KubeClient, calls: string[]): PodStatusApi {
 const getPod = async (name: string): Promise<Pod> => (await admin.get(`/api/v1/namespaces/${ns}/pods/${name}`)) as Pod;
 
 async function createPod(name: string, readinessGates: boolean): Promise<Pod> {
+  const pod = await createPodAsAdmin(name, readinessGates);
+  // The Node authorizer learns of a new pod from its informer, a moment later: until then the node's
+  // requests for it are 403. A kubelet sees pods only through its watch, after that; so does this test.
+  await waitFor(`the node to be allowed to read pod ${name}`, async () =>
+    kubelet.get(`/api/v1/namespaces/${ns}/pods/${name}`).then(
+      () => true,
+      () => undefined,
+    ),
+  );
+  return pod;
+}
+
+async function createPodAsAdmin(name: string, readinessGates: boolean): Promise<Pod> {
   return (await admin.create(`/api/v1/namespaces/${ns}/pods`, {
     apiVersion: 'v1',
     kind: 'Pod',
