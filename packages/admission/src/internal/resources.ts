@@ -89,7 +89,7 @@ function podLevelRequests(pod: Pod): ResourceList | undefined {
   const raw = (pod.spec as Record<string, unknown>)['resources'];
   if (raw === undefined || raw === null) return undefined;
   const parsed = PodLevelResourcesSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`spec.resources: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new Error(`${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   return parsed.data.requests;
 }
 
