@@ -27,7 +27,13 @@ function other(name: string, spec: Record<string, unknown> = {}, status?: Record
 }
 
 /** A container status with what the schema requires besides what a test sets. */
-const containerStatus = (fields: Record<string, unknown>): Record<string, unknown> => ({ ready: true, restartCount: 0, image: 'nginx', imageID: 'sha256:1', ...fields });
+const containerStatus = (fields: Record<string, unknown>): Record<string, unknown> => ({
+  ready: true,
+  restartCount: 0,
+  image: 'nginx',
+  imageID: 'sha256:1',
+  ...fields,
+});
 
 function admit(p: Pod, node: Node = testNode(), otherPods: Pod[] = []): PodAdmitResult {
   return createPredicateAdmitHandler({ getNode: () => node }).admit({ pod: p, otherPods });
@@ -64,9 +70,17 @@ describe('node info', () => {
 
 describe('OS checks (before anything else)', () => {
   it.each<[string, Pod, PodAdmitResult]>([
-    ['a kubernetes.io/os pod label other than the kubelet OS', pod({}, { labels: { 'kubernetes.io/os': 'windows' } }), refused('PodOSSelectorNodeLabelDoesNotMatch', "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label")],
+    [
+      'a kubernetes.io/os pod label other than the kubelet OS',
+      pod({}, { labels: { 'kubernetes.io/os': 'windows' } }),
+      refused('PodOSSelectorNodeLabelDoesNotMatch', "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label"),
+    ],
     ['the kubelet OS in the pod label', pod({}, { labels: { 'kubernetes.io/os': 'linux' } }), { admit: true }],
-    ['spec.os of another OS', pod({ os: { name: 'windows' } }), refused('PodOSNotSupported', "Failed to admit pod as the OS field doesn't match node OS")],
+    [
+      'spec.os of another OS',
+      pod({ os: { name: 'windows' } }),
+      refused('PodOSNotSupported', "Failed to admit pod as the OS field doesn't match node OS"),
+    ],
     ['spec.os linux', pod({ os: { name: 'linux' } }), { admit: true }],
   ])('%s', (_name, p, expected) => {
     expect(admit(p)).toEqual(expected);
@@ -75,7 +89,9 @@ describe('OS checks (before anything else)', () => {
   it('compares the pod label with the kubelet OS even when the node label says otherwise (as upstream)', () => {
     const node = testNode({ labels: { 'kubernetes.io/os': 'windows' } });
     expect(admit(pod({}, { labels: { 'kubernetes.io/os': 'linux' } }), node)).toEqual({ admit: true });
-    expect(createPredicateAdmitHandler({ getNode: () => node, os: 'windows' }).admit({ pod: pod({ os: { name: 'windows' } }), otherPods: [] })).toEqual({ admit: true });
+    expect(
+      createPredicateAdmitHandler({ getNode: () => node, os: 'windows' }).admit({ pod: pod({ os: { name: 'windows' } }), otherPods: [] }),
+    ).toEqual({ admit: true });
   });
 
   it('checks the label, then spec.os, before the resources', () => {
@@ -89,8 +105,18 @@ describe('OS checks (before anything else)', () => {
 describe('supplementalGroupsPolicy', () => {
   const strict = pod({ securityContext: { supplementalGroupsPolicy: 'Strict' } });
   it.each<[string, Pod, Node, PodAdmitResult]>([
-    ['Strict on a node without the feature', strict, testNode(), refused('SupplementalGroupsPolicyNotSupported', 'SupplementalGroupsPolicy=Strict is not supported in this node')],
-    ['Strict on a node that reports false', strict, testNode({ supplementalGroupsPolicy: false }), refused('SupplementalGroupsPolicyNotSupported', 'SupplementalGroupsPolicy=Strict is not supported in this node')],
+    [
+      'Strict on a node without the feature',
+      strict,
+      testNode(),
+      refused('SupplementalGroupsPolicyNotSupported', 'SupplementalGroupsPolicy=Strict is not supported in this node'),
+    ],
+    [
+      'Strict on a node that reports false',
+      strict,
+      testNode({ supplementalGroupsPolicy: false }),
+      refused('SupplementalGroupsPolicyNotSupported', 'SupplementalGroupsPolicy=Strict is not supported in this node'),
+    ],
     ['Strict on a node with the feature', strict, testNode({ supplementalGroupsPolicy: true }), { admit: true }],
     ['Merge anywhere', pod({ securityContext: { supplementalGroupsPolicy: 'Merge' } }), testNode(), { admit: true }],
   ])('%s', (_name, p, node, expected) => {
@@ -99,18 +125,48 @@ describe('supplementalGroupsPolicy', () => {
 });
 
 describe('node resources (noderesources Fits)', () => {
-  const node = testNode({ allocatable: { cpu: '4', memory: '8Gi', 'ephemeral-storage': '10Gi', pods: '3', 'hugepages-2Mi': '1Gi', 'example.com/gpu': '2' } });
-  const busy = other('busy', { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '3', memory: '6Gi', 'ephemeral-storage': '8Gi', 'hugepages-2Mi': '512Mi', 'example.com/gpu': '1' } } }] });
+  const node = testNode({
+    allocatable: { cpu: '4', memory: '8Gi', 'ephemeral-storage': '10Gi', pods: '3', 'hugepages-2Mi': '1Gi', 'example.com/gpu': '2' },
+  });
+  const busy = other('busy', {
+    containers: [
+      {
+        name: 'app',
+        image: 'nginx',
+        resources: { requests: { cpu: '3', memory: '6Gi', 'ephemeral-storage': '8Gi', 'hugepages-2Mi': '512Mi', 'example.com/gpu': '1' } },
+      },
+    ],
+  });
 
   it.each<[string, Pod, PodAdmitResult]>([
     ['cpu in millicores', requesting({ cpu: '1500m' }), refused('OutOfcpu', notEnough('cpu', 1500, 3000, 4000))],
     ['memory in bytes', requesting({ memory: '3Gi' }), refused('OutOfmemory', notEnough('memory', 3221225472, 6442450944, 8589934592))],
-    ['ephemeral storage', requesting({ 'ephemeral-storage': '4Gi' }), refused('OutOfephemeral-storage', notEnough('ephemeral-storage', 4294967296, 8589934592, 10737418240))],
-    ['hugepages', requesting({ 'hugepages-2Mi': '1Gi' }), refused('OutOfhugepages-2Mi', notEnough('hugepages-2Mi', 1073741824, 536870912, 1073741824))],
-    ['an extended resource the node advertises', requesting({ 'example.com/gpu': '2' }), refused('OutOfexample.com/gpu', notEnough('example.com/gpu', 2, 1, 2))],
+    [
+      'ephemeral storage',
+      requesting({ 'ephemeral-storage': '4Gi' }),
+      refused('OutOfephemeral-storage', notEnough('ephemeral-storage', 4294967296, 8589934592, 10737418240)),
+    ],
+    [
+      'hugepages',
+      requesting({ 'hugepages-2Mi': '1Gi' }),
+      refused('OutOfhugepages-2Mi', notEnough('hugepages-2Mi', 1073741824, 536870912, 1073741824)),
+    ],
+    [
+      'an extended resource the node advertises',
+      requesting({ 'example.com/gpu': '2' }),
+      refused('OutOfexample.com/gpu', notEnough('example.com/gpu', 2, 1, 2)),
+    ],
     ['what is left exactly', requesting({ cpu: '1', memory: '2Gi', 'example.com/gpu': '1' }), { admit: true }],
-    ['an extended resource the node does not advertise (ignored, removeMissingExtendedResources)', requesting({ 'example.com/fpga': '8' }), { admit: true }],
-    ['hugepages the node does not have (not extended: counted against 0)', requesting({ 'hugepages-1Gi': '1Gi' }), refused('OutOfhugepages-1Gi', notEnough('hugepages-1Gi', 1073741824, 0, 0))],
+    [
+      'an extended resource the node does not advertise (ignored, removeMissingExtendedResources)',
+      requesting({ 'example.com/fpga': '8' }),
+      { admit: true },
+    ],
+    [
+      'hugepages the node does not have (not extended: counted against 0)',
+      requesting({ 'hugepages-1Gi': '1Gi' }),
+      refused('OutOfhugepages-1Gi', notEnough('hugepages-1Gi', 1073741824, 0, 0)),
+    ],
   ])('%s', (_name, p, expected) => {
     expect(admit(p, node, [busy])).toEqual(expected);
   });
@@ -129,7 +185,8 @@ describe('node resources (noderesources Fits)', () => {
   });
 
   it('ignores missing extended resources in init containers too, but counts them when the node has them', () => {
-    const init = (requests: Record<string, string>): Pod => pod({ initContainers: [{ name: 'init', image: 'busybox', resources: { requests } }] });
+    const init = (requests: Record<string, string>): Pod =>
+      pod({ initContainers: [{ name: 'init', image: 'busybox', resources: { requests } }] });
     expect(admit(init({ 'example.com/fpga': '1' }), node, [busy])).toEqual({ admit: true });
     expect(admit(init({ 'example.com/gpu': '2' }), node, [busy])?.reason).toBe('OutOfexample.com/gpu');
   });
@@ -147,12 +204,28 @@ describe('pod requests as upstream computes them', () => {
 
   it.each<[string, Record<string, unknown>, number]>([
     ['containers summed', { containers: [app('500m'), app('500m', 'b')] }, 1000],
-    ['the largest init container when larger than the containers', { containers: [app('500m')], initContainers: [app('1500m', 'i1'), app('700m', 'i2')] }, 1500],
+    [
+      'the largest init container when larger than the containers',
+      { containers: [app('500m')], initContainers: [app('1500m', 'i1'), app('700m', 'i2')] },
+      1500,
+    ],
     ['the containers when larger than any init container', { containers: [app('2')], initContainers: [app('1500m', 'i1')] }, 2000],
-    ['a sidecar with the containers and under the init containers after it', { containers: [app('500m'), app('500m', 'b')], initContainers: [sidecar('200m'), app('1500m', 'i1')], overhead: { cpu: '250m' } }, 1950],
-    ['an init container before the sidecar does not run beside it', { containers: [app('500m'), app('500m', 'b')], initContainers: [app('1500m', 'i1'), sidecar('200m')], overhead: { cpu: '250m' } }, 1750],
+    [
+      'a sidecar with the containers and under the init containers after it',
+      { containers: [app('500m'), app('500m', 'b')], initContainers: [sidecar('200m'), app('1500m', 'i1')], overhead: { cpu: '250m' } },
+      1950,
+    ],
+    [
+      'an init container before the sidecar does not run beside it',
+      { containers: [app('500m'), app('500m', 'b')], initContainers: [app('1500m', 'i1'), sidecar('200m')], overhead: { cpu: '250m' } },
+      1750,
+    ],
     ['pod overhead added', { containers: [app('1')], overhead: { cpu: '100m' } }, 1100],
-    ['pod-level requests override the containers', { containers: [app('1')], resources: { requests: { cpu: '3' } }, overhead: { cpu: '100m' } }, 3100],
+    [
+      'pod-level requests override the containers',
+      { containers: [app('1')], resources: { requests: { cpu: '3' } }, overhead: { cpu: '100m' } },
+      3100,
+    ],
   ])('%s', (_name, spec, requested) => {
     expect(admit(pod(spec), node('1m'))).toEqual(refused('OutOfcpu', notEnough('cpu', requested, 0, 1)));
     expect(admit(pod(spec), node(`${requested}m`))).toEqual({ admit: true });
@@ -160,13 +233,19 @@ describe('pod requests as upstream computes them', () => {
 
   it('counts what other pods request, and a resized pod by its larger status resources', () => {
     const spec = { containers: [app('1')] };
-    const resized = other('resized', spec, { containerStatuses: [containerStatus({ name: 'app', resources: { requests: { cpu: '2' } }, allocatedResources: { cpu: '1500m' } })] });
+    const resized = other('resized', spec, {
+      containerStatuses: [containerStatus({ name: 'app', resources: { requests: { cpu: '2' } }, allocatedResources: { cpu: '1500m' } })],
+    });
     expect(admit(requesting({ cpu: '3' }), node('4'), [other('plain', spec)])).toEqual({ admit: true });
     expect(admit(requesting({ cpu: '3' }), node('4'), [resized])).toEqual(refused('OutOfcpu', notEnough('cpu', 3000, 2000, 4000)));
-    const infeasible = other('infeasible', { containers: [app('3')] }, {
-      conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }],
-      containerStatuses: [containerStatus({ name: 'app', resources: { requests: { cpu: '1' } }, allocatedResources: { cpu: '1' } })],
-    });
+    const infeasible = other(
+      'infeasible',
+      { containers: [app('3')] },
+      {
+        conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }],
+        containerStatuses: [containerStatus({ name: 'app', resources: { requests: { cpu: '1' } }, allocatedResources: { cpu: '1' } })],
+      },
+    );
     // An infeasible resize up to 3 cpu never happens: the pod keeps what it runs with.
     expect(admit(requesting({ cpu: '3' }), node('4'), [infeasible])).toEqual({ admit: true });
     const pending = PodSchema.parse({ ...infeasible, status: { ...infeasible.status, conditions: [] } });
@@ -178,7 +257,9 @@ describe('node affinity and nodeSelector', () => {
   const node = testNode({ name: 'node-a', labels: { zone: 'a', disk: 'ssd', cores: '8', 'kubernetes.io/os': 'linux' } });
   const required = (...terms: unknown[]): Pod =>
     pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
-  const expr = (key: string, operator: string, values?: string[]): unknown => ({ matchExpressions: [{ key, operator, ...(values ? { values } : {}) }] });
+  const expr = (key: string, operator: string, values?: string[]): unknown => ({
+    matchExpressions: [{ key, operator, ...(values ? { values } : {}) }],
+  });
 
   it.each<[string, Pod, boolean]>([
     ['a nodeSelector the labels match', pod({ nodeSelector: { zone: 'a', disk: 'ssd' } }), true],
@@ -196,19 +277,51 @@ describe('node affinity and nodeSelector', () => {
     ['Gt, equal', required(expr('cores', 'Gt', ['8'])), false],
     ['Lt', required(expr('cores', 'Lt', ['16'])), true],
     ['Gt on a label that is not a number', required(expr('zone', 'Gt', ['1'])), false],
-    ['expressions of a term all hold', required({ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }, { key: 'disk', operator: 'In', values: ['hdd'] }] }), false],
+    [
+      'expressions of a term all hold',
+      required({
+        matchExpressions: [
+          { key: 'zone', operator: 'In', values: ['a'] },
+          { key: 'disk', operator: 'In', values: ['hdd'] },
+        ],
+      }),
+      false,
+    ],
     ['any term holds', required(expr('zone', 'In', ['b']), expr('disk', 'In', ['ssd'])), true],
     ['matchFields metadata.name In', required({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-a'] }] }), true],
-    ['matchFields metadata.name NotIn', required({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-a'] }] }), false],
+    [
+      'matchFields metadata.name NotIn',
+      required({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-a'] }] }),
+      false,
+    ],
     ['no terms select nothing', required(), false],
     ['an empty term selects nothing', required({}), false],
     ['a term with a bad operator is skipped, another matches', required(expr('zone', 'Near', ['a']), expr('zone', 'In', ['a'])), true],
     ['In without values selects nothing', required(expr('zone', 'In', [])), false],
     ['Exists with values selects nothing', required(expr('zone', 'Exists', ['a'])), false],
     ['Gt with a value that is not a number selects nothing', required(expr('cores', 'Gt', ['four'])), false],
-    ['matchFields with two values selects nothing', required({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-a', 'node-b'] }] }), false],
-    ['nodeSelector and affinity both needed', pod({ nodeSelector: { zone: 'b' }, affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [expr('zone', 'Exists')] } } } }), false],
-    ['preferred affinity only', pod({ affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: expr('zone', 'In', ['b']) }] } } }), true],
+    [
+      'matchFields with two values selects nothing',
+      required({ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-a', 'node-b'] }] }),
+      false,
+    ],
+    [
+      'nodeSelector and affinity both needed',
+      pod({
+        nodeSelector: { zone: 'b' },
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [expr('zone', 'Exists')] } } },
+      }),
+      false,
+    ],
+    [
+      'preferred affinity only',
+      pod({
+        affinity: {
+          nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: expr('zone', 'In', ['b']) }] },
+        },
+      }),
+      true,
+    ],
   ])('%s', (_name, p, admitted) => {
     expect(admit(p, node)).toEqual(admitted ? { admit: true } : NODE_AFFINITY);
   });
@@ -244,11 +357,18 @@ describe('node name, host ports, taints', () => {
   });
 
   it("counts the new pod's sidecar ports", () => {
-    const p = pod({ initContainers: [{ name: 's', image: 'envoy', restartPolicy: 'Always', ports: [{ containerPort: 9901, hostPort: 9901 }] }] });
+    const p = pod({
+      initContainers: [{ name: 's', image: 'envoy', restartPolicy: 'Always', ports: [{ containerPort: 9901, hostPort: 9901 }] }],
+    });
     expect(admit(p, testNode(), [withPorts('o', [{ hostPort: 9901 }])])).toEqual(NODE_PORTS);
   });
 
-  const tainted = testNode({ taints: [{ key: 'dedicated', value: 'db', effect: 'NoExecute' }, { key: 'gpu', effect: 'NoSchedule' }] });
+  const tainted = testNode({
+    taints: [
+      { key: 'dedicated', value: 'db', effect: 'NoExecute' },
+      { key: 'gpu', effect: 'NoSchedule' },
+    ],
+  });
   it.each<[string, Record<string, unknown>[] | undefined, boolean]>([
     ['no tolerations', undefined, false],
     ['Equal with the value', [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoExecute' }], true],
@@ -272,13 +392,35 @@ describe('node name, host ports, taints', () => {
 describe('order of generalFilter: the first failure wins', () => {
   const node = testNode({ allocatable: { cpu: '1' }, labels: { zone: 'a' }, taints: [{ key: 'k', effect: 'NoExecute' }] });
   const holder = other('holder', { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] });
-  const failing = { cpu: { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '2' } }, ports: [{ containerPort: 80, hostPort: 80 }] }] }, affinity: { nodeSelector: { zone: 'b' } }, nodeName: { nodeName: 'node-b' } };
+  const failing = {
+    cpu: {
+      containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '2' } }, ports: [{ containerPort: 80, hostPort: 80 }] }],
+    },
+    affinity: { nodeSelector: { zone: 'b' } },
+    nodeName: { nodeName: 'node-b' },
+  };
 
   it.each<[string, Record<string, unknown>, string]>([
     ['resources before node affinity', { ...failing.cpu, ...failing.affinity, ...failing.nodeName }, 'OutOfcpu'],
-    ['node affinity before node name', { ...failing.affinity, ...failing.nodeName, containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] }, 'NodeAffinity'],
-    ['node name before host ports', { ...failing.nodeName, containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] }, 'NodeName'],
-    ['host ports before taints', { containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] }, 'NodePorts'],
+    [
+      'node affinity before node name',
+      {
+        ...failing.affinity,
+        ...failing.nodeName,
+        containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }],
+      },
+      'NodeAffinity',
+    ],
+    [
+      'node name before host ports',
+      { ...failing.nodeName, containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] },
+      'NodeName',
+    ],
+    [
+      'host ports before taints',
+      { containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, hostPort: 80 }] }] },
+      'NodePorts',
+    ],
     ['taints last', {}, 'TaintToleration'],
   ])('%s', (_name, spec, reason) => {
     expect(admit(pod(spec), node, [holder])?.reason).toBe(reason);
@@ -295,7 +437,8 @@ describe('order of generalFilter: the first failure wins', () => {
 
 describe('bad input never throws', () => {
   /** A pod that skipped the schema (a source that did not validate): objects as they came. */
-  const unchecked = (spec: Record<string, unknown>): Pod => ({ metadata: { name: 'web', namespace: 'default', uid: 'u' }, spec }) as unknown as Pod;
+  const unchecked = (spec: Record<string, unknown>): Pod =>
+    ({ metadata: { name: 'web', namespace: 'default', uid: 'u' }, spec }) as unknown as Pod;
 
   it('refuses a quantity that does not parse, naming the field', () => {
     const p = unchecked({ containers: [{ name: 'app', resources: { requests: { cpu: 'lots' } } }] });
@@ -308,8 +451,18 @@ describe('bad input never throws', () => {
   });
 
   it('refuses a malformed affinity or pod-level resources, naming the field', () => {
-    expect(admit(unchecked({ containers: [], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: 'zone=a' } } } }))).toEqual(
-      refused('UnexpectedAdmissionError', 'Failed to admit pod: invalid pod spec: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid input: expected array, received string'),
+    expect(
+      admit(
+        unchecked({
+          containers: [],
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: 'zone=a' } } },
+        }),
+      ),
+    ).toEqual(
+      refused(
+        'UnexpectedAdmissionError',
+        'Failed to admit pod: invalid pod spec: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid input: expected array, received string',
+      ),
     );
     const result = admit(unchecked({ containers: [], resources: { requests: { cpu: [] } } }));
     expect(result.reason).toBe('UnexpectedAdmissionError');
@@ -317,18 +470,47 @@ describe('bad input never throws', () => {
   });
 
   it('refuses an absurd request with OutOf… and the integer upstream would print', () => {
-    expect(admit(requesting({ memory: '1e30' }))).toEqual(refused('OutOfmemory', notEnough('memory', '1000000000000000019884624838656', 0, 8589934592)));
+    expect(admit(requesting({ memory: '1e30' }))).toEqual(
+      refused('OutOfmemory', notEnough('memory', '1000000000000000019884624838656', 0, 8589934592)),
+    );
   });
 
   it('counts a bad quantity of another pod as nothing, and says so in the log', () => {
     const logger = new RecordingLogger();
-    const broken = { ...other('broken'), spec: { containers: [{ name: 'c', resources: { requests: { cpu: 'x', memory: '1Gi' } } }] } } as unknown as Pod;
-    const result = createPredicateAdmitHandler({ getNode: () => testNode({ allocatable: { cpu: '1' } }), logger }).admit({ pod: requesting({ cpu: '1' }), otherPods: [broken] });
+    const broken = {
+      ...other('broken'),
+      spec: { containers: [{ name: 'c', resources: { requests: { cpu: 'x', memory: '1Gi' } } }] },
+    } as unknown as Pod;
+    const result = createPredicateAdmitHandler({ getNode: () => testNode({ allocatable: { cpu: '1' } }), logger }).admit({
+      pod: requesting({ cpu: '1' }),
+      otherPods: [broken],
+    });
     expect(result).toEqual({ admit: true });
-    expect(logger.find('does not parse')[0]?.fields).toMatchObject({ pod: 'default/broken', err: expect.stringContaining('spec.containers[0].resources.requests[cpu]') });
+    expect(logger.find('does not parse')[0]?.fields).toMatchObject({
+      pod: 'default/broken',
+      err: expect.stringContaining('spec.containers[0].resources.requests[cpu]'),
+    });
   });
 
   it('admits a pod with no containers and no spec fields on a node with no labels or taints', () => {
-    expect(admit(unchecked({ containers: [] }), { metadata: { name: 'node-a' }, status: { allocatable: { pods: '1' } } })).toEqual({ admit: true });
+    expect(admit(unchecked({ containers: [] }), { metadata: { name: 'node-a' }, status: { allocatable: { pods: '1' } } })).toEqual({
+      admit: true,
+    });
+  });
+});
+
+describe('objects that are not the Pod they are typed as', () => {
+  it.each<[string, unknown]>([
+    ['no containers', { metadata: { name: 'web', namespace: 'default', uid: 'u' }, spec: {} }],
+    ['no spec', { metadata: { name: 'web', namespace: 'default', uid: 'u' } }],
+  ])('refuses a pod with %s with UnexpectedAdmissionError instead of throwing', (_name, p) => {
+    const logger = new RecordingLogger();
+    const result = createPredicateAdmitHandler({ getNode: () => testNode(), logger }).admit({ pod: p as Pod, otherPods: [] });
+    expect(result).toEqual({
+      admit: false,
+      reason: 'UnexpectedAdmissionError',
+      message: expect.stringMatching(/^Failed to admit pod: .+/),
+    });
+    expect(logger.find('Failed to admit pod')[0]).toMatchObject({ level: 'error', fields: { pod: 'default/web' } });
   });
 });

@@ -6,6 +6,7 @@ import { HostPortInfo, hostPorts } from './internal/host-ports.js';
 import { requiredNodeAffinity } from './internal/node-affinity.js';
 import type { Allocatable, Resource } from './internal/resources.js';
 import { addResource, describeInvalid, isExtendedResourceName, nodeAllocatable, podRequests, toResource } from './internal/resources.js';
+import { neverThrows } from './internal/guard.js';
 import { findUntoleratedTaint } from './internal/taints.js';
 import type { PodAdmitHandler, PodAdmitResult, PredicateAdmitHandlerOptions } from './types.js';
 
@@ -84,12 +85,23 @@ export function createPredicateAdmitHandler(options: PredicateAdmitHandlerOption
   const logger = options.logger ?? noopLogger;
   const goos = options.os ?? 'linux';
 
-  const generalFilter = (pod: Pod, node: Node, otherPods: readonly Pod[], requested: Resource, allocatable: Allocatable, matchesAffinity: boolean): Failure[] => {
+  const generalFilter = (
+    pod: Pod,
+    node: Node,
+    otherPods: readonly Pod[],
+    requested: Resource,
+    allocatable: Allocatable,
+    matchesAffinity: boolean,
+  ): Failure[] => {
     const used: Resource = { milliCPU: 0, memory: 0, ephemeralStorage: 0, scalar: new Map() };
     const usedPorts = new HostPortInfo();
     for (const other of otherPods) {
       const onInvalid = (where: string, err: unknown): void =>
-        logger.warn('Ignoring a resource quantity of an active pod that does not parse', { pod: podKey(other), podUID: other.metadata.uid, err: describeInvalid(where, err) });
+        logger.warn('Ignoring a resource quantity of an active pod that does not parse', {
+          pod: podKey(other),
+          podUID: other.metadata.uid,
+          err: describeInvalid(where, err),
+        });
       addResource(used, toResource(podRequests(other, { onInvalid, useStatusResources: true })));
       for (const port of hostPorts(other)) usedPorts.add(port);
     }
@@ -106,56 +118,56 @@ export function createPredicateAdmitHandler(options: PredicateAdmitHandlerOption
     return failures;
   };
 
-  return {
-    admit({ pod, otherPods }) {
-      let node: Node | undefined;
-      try {
-        node = options.getNode();
-      } catch (err) {
-        logger.error('Cannot get Node info', { err: errorMessage(err) });
-      }
-      if (node === undefined) return refuse(Reason.InvalidNodeInfo, ADMISSION_MESSAGES[Reason.InvalidNodeInfo]);
+  return neverThrows(logger, ({ pod, otherPods }) => {
+    let node: Node | undefined;
+    try {
+      node = options.getNode();
+    } catch (err) {
+      logger.error('Cannot get Node info', { err: errorMessage(err) });
+    }
+    if (node === undefined) return refuse(Reason.InvalidNodeInfo, ADMISSION_MESSAGES[Reason.InvalidNodeInfo]);
 
-      // Whatever the node's label says, upstream compares the pod's label with the kubelet's own OS.
-      const osLabel = pod.metadata.labels?.[LABEL_OS_STABLE];
-      if (osLabel !== undefined && osLabel !== goos) {
-        return refuse(Reason.PodOSSelectorNodeLabelDoesNotMatch, ADMISSION_MESSAGES[Reason.PodOSSelectorNodeLabelDoesNotMatch]);
-      }
-      if (pod.spec.os !== undefined && pod.spec.os.name !== goos) {
-        return refuse(Reason.PodOSNotSupported, ADMISSION_MESSAGES[Reason.PodOSNotSupported]);
-      }
-      const policy = pod.spec.securityContext?.supplementalGroupsPolicy;
-      if (policy === 'Strict' && node.status?.features?.supplementalGroupsPolicy !== true) {
-        const message = ADMISSION_MESSAGES[Reason.SupplementalGroupsPolicyNotSupported];
-        logger.info('Failed to admit pod', { pod: podKey(pod), message });
-        return refuse(Reason.SupplementalGroupsPolicyNotSupported, message);
-      }
+    // Whatever the node's label says, upstream compares the pod's label with the kubelet's own OS.
+    const osLabel = pod.metadata.labels?.[LABEL_OS_STABLE];
+    if (osLabel !== undefined && osLabel !== goos) {
+      return refuse(Reason.PodOSSelectorNodeLabelDoesNotMatch, ADMISSION_MESSAGES[Reason.PodOSSelectorNodeLabelDoesNotMatch]);
+    }
+    if (pod.spec.os !== undefined && pod.spec.os.name !== goos) {
+      return refuse(Reason.PodOSNotSupported, ADMISSION_MESSAGES[Reason.PodOSNotSupported]);
+    }
+    const policy = pod.spec.securityContext?.supplementalGroupsPolicy;
+    if (policy === 'Strict' && node.status?.features?.supplementalGroupsPolicy !== true) {
+      const message = ADMISSION_MESSAGES[Reason.SupplementalGroupsPolicyNotSupported];
+      logger.info('Failed to admit pod', { pod: podKey(pod), message });
+      return refuse(Reason.SupplementalGroupsPolicyNotSupported, message);
+    }
 
-      const allocatable = nodeAllocatable(node, (where, err) => logger.warn('Ignoring a node allocatable quantity that does not parse', { err: describeInvalid(where, err) }));
-      const invalid: string[] = [];
-      const requestedAmounts = podRequests(pod, {
-        onInvalid: (where, err) => invalid.push(describeInvalid(where, err)),
-        // Upstream removeMissingExtendedResources: cluster-level extended resources the node does not advertise are not the kubelet's to count.
-        keepRequest: (name) => !isExtendedResourceName(name) || allocatable.scalar.has(name),
-      });
-      const affinity = requiredNodeAffinity(pod);
-      if (!affinity.ok) invalid.push(affinity.error);
-      if (invalid.length > 0) {
-        // Pod validation refuses such a pod before it gets here; should one slip through, say why.
-        const message = `Failed to admit pod: invalid pod spec: ${invalid.join('; ')}`;
-        logger.info('Failed to admit pod', { pod: podKey(pod), message });
-        return refuse(Reason.UnexpectedAdmissionError, message);
-      }
+    const allocatable = nodeAllocatable(node, (where, err) =>
+      logger.warn('Ignoring a node allocatable quantity that does not parse', { err: describeInvalid(where, err) }),
+    );
+    const invalid: string[] = [];
+    const requestedAmounts = podRequests(pod, {
+      onInvalid: (where, err) => invalid.push(describeInvalid(where, err)),
+      // Upstream removeMissingExtendedResources: cluster-level extended resources the node does not advertise are not the kubelet's to count.
+      keepRequest: (name) => !isExtendedResourceName(name) || allocatable.scalar.has(name),
+    });
+    const affinity = requiredNodeAffinity(pod);
+    if (!affinity.ok) invalid.push(affinity.error);
+    if (invalid.length > 0) {
+      // Pod validation refuses such a pod before it gets here; should one slip through, say why.
+      const message = `Failed to admit pod: invalid pod spec: ${invalid.join('; ')}`;
+      logger.info('Failed to admit pod', { pod: podKey(pod), message });
+      return refuse(Reason.UnexpectedAdmissionError, message);
+    }
 
-      const failures = generalFilter(pod, node, otherPods, toResource(requestedAmounts), allocatable, affinity.ok && affinity.match(node));
-      const first = failures[0];
-      if (first === undefined) return { admit: true };
-      const result =
-        first.kind === 'resource'
-          ? refuse(insufficientResourceReason(first.resourceName), insufficientResourceMessage(first))
-          : refuse(first.name, `Predicate ${first.name} failed: ${PREDICATE_FAILURE_REASONS[first.name]}`);
-      logger.debug('Predicate failed on Pod', { pod: podKey(pod), err: result.message });
-      return result;
-    },
-  };
+    const failures = generalFilter(pod, node, otherPods, toResource(requestedAmounts), allocatable, affinity.ok && affinity.match(node));
+    const first = failures[0];
+    if (first === undefined) return { admit: true };
+    const result =
+      first.kind === 'resource'
+        ? refuse(insufficientResourceReason(first.resourceName), insufficientResourceMessage(first))
+        : refuse(first.name, `Predicate ${first.name} failed: ${PREDICATE_FAILURE_REASONS[first.name]}`);
+    logger.debug('Predicate failed on Pod', { pod: podKey(pod), err: result.message });
+    return result;
+  });
 }

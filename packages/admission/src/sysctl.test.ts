@@ -9,7 +9,11 @@ const KERNEL = '6.8.0-45-generic';
 function pod(sysctls: string[], spec: Record<string, unknown> = {}): Pod {
   return PodSchema.parse({
     metadata: { name: 'web', namespace: 'default', uid: 'u' },
-    spec: { containers: [{ name: 'app', image: 'nginx' }], securityContext: { sysctls: sysctls.map((name) => ({ name, value: '1' })) }, ...spec },
+    spec: {
+      containers: [{ name: 'app', image: 'nginx' }],
+      securityContext: { sysctls: sysctls.map((name) => ({ name, value: '1' })) },
+      ...spec,
+    },
   });
 }
 
@@ -36,8 +40,29 @@ describe('the safe set (v1.34)', () => {
   it.each<[string, string[]]>([
     ['4.14.0', ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
     ['4.5.7', ['net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
-    ['3.16', ['net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
-    ['3.10.0-1160.el7.x86_64', ['net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']],
+    [
+      '3.16',
+      [
+        'net.ipv4.tcp_keepalive_time',
+        'net.ipv4.tcp_fin_timeout',
+        'net.ipv4.tcp_keepalive_intvl',
+        'net.ipv4.tcp_keepalive_probes',
+        'net.ipv4.tcp_rmem',
+        'net.ipv4.tcp_wmem',
+      ],
+    ],
+    [
+      '3.10.0-1160.el7.x86_64',
+      [
+        'net.ipv4.ip_local_reserved_ports',
+        'net.ipv4.tcp_keepalive_time',
+        'net.ipv4.tcp_fin_timeout',
+        'net.ipv4.tcp_keepalive_intvl',
+        'net.ipv4.tcp_keepalive_probes',
+        'net.ipv4.tcp_rmem',
+        'net.ipv4.tcp_wmem',
+      ],
+    ],
   ])('leaves out on kernel %s the sysctls it does not namespace', (kernel, dropped) => {
     const logger = new RecordingLogger();
     const all = safeSysctls(KERNEL);
@@ -47,13 +72,22 @@ describe('the safe set (v1.34)', () => {
 
   it('keeps only the always-namespaced ones when the kernel version is unknown, and logs an error', () => {
     const logger = new RecordingLogger();
-    expect(safeSysctls('unknown', logger)).toEqual(['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_unprivileged_port_start']);
+    expect(safeSysctls('unknown', logger)).toEqual([
+      'kernel.shm_rmid_forced',
+      'net.ipv4.ip_local_port_range',
+      'net.ipv4.tcp_syncookies',
+      'net.ipv4.ping_group_range',
+      'net.ipv4.ip_unprivileged_port_start',
+    ]);
     expect(logger.find('Failed to get kernel version')).toHaveLength(1);
   });
 });
 
 describe('sysctl admission', () => {
-  const handler = createSysctlAdmitHandler({ kernelVersion: KERNEL, allowedUnsafeSysctls: ['kernel.msg*', 'net.core.somaxconn', 'fs.mqueue.*', 'kernel.sem'] });
+  const handler = createSysctlAdmitHandler({
+    kernelVersion: KERNEL,
+    allowedUnsafeSysctls: ['kernel.msg*', 'net.core.somaxconn', 'fs.mqueue.*', 'kernel.sem'],
+  });
 
   it.each<[string, string[], Record<string, unknown>, PodAdmitResult]>([
     ['no sysctls', [], {}, { admit: true }],
@@ -62,12 +96,37 @@ describe('sysctl admission', () => {
     ['a sysctl neither safe nor allowed', ['kernel.shmmax'], {}, forbidden('"kernel.shmmax" not allowlisted')],
     ['an allowed unsafe sysctl', ['net.core.somaxconn'], {}, { admit: true }],
     ['an allowed pattern', ['kernel.msgmax', 'fs.mqueue.msg_max'], {}, { admit: true }],
-    ['the first bad one of several, in dots', ['net.ipv4.tcp_syncookies', 'vm/swappiness', 'kernel.domainname'], {}, forbidden('"vm.swappiness" not allowlisted')],
-    ['a net sysctl with hostNetwork', ['net.ipv4.tcp_syncookies'], { hostNetwork: true }, forbidden('"net.ipv4.tcp_syncookies" not allowed with host net enabled')],
-    ['a net pattern match with hostNetwork', ['net.core.somaxconn'], { hostNetwork: true }, forbidden('"net.core.somaxconn" not allowed with host net enabled')],
+    [
+      'the first bad one of several, in dots',
+      ['net.ipv4.tcp_syncookies', 'vm/swappiness', 'kernel.domainname'],
+      {},
+      forbidden('"vm.swappiness" not allowlisted'),
+    ],
+    [
+      'a net sysctl with hostNetwork',
+      ['net.ipv4.tcp_syncookies'],
+      { hostNetwork: true },
+      forbidden('"net.ipv4.tcp_syncookies" not allowed with host net enabled'),
+    ],
+    [
+      'a net pattern match with hostNetwork',
+      ['net.core.somaxconn'],
+      { hostNetwork: true },
+      forbidden('"net.core.somaxconn" not allowed with host net enabled'),
+    ],
     ['an ipc sysctl with hostNetwork', ['kernel.shm_rmid_forced'], { hostNetwork: true }, { admit: true }],
-    ['an ipc sysctl with hostIPC', ['kernel.shm_rmid_forced'], { hostIPC: true }, forbidden('"kernel.shm_rmid_forced" not allowed with host ipc enabled')],
-    ['an ipc pattern match with hostIPC', ['kernel.msgmnb'], { hostIPC: true }, forbidden('"kernel.msgmnb" not allowed with host ipc enabled')],
+    [
+      'an ipc sysctl with hostIPC',
+      ['kernel.shm_rmid_forced'],
+      { hostIPC: true },
+      forbidden('"kernel.shm_rmid_forced" not allowed with host ipc enabled'),
+    ],
+    [
+      'an ipc pattern match with hostIPC',
+      ['kernel.msgmnb'],
+      { hostIPC: true },
+      forbidden('"kernel.msgmnb" not allowed with host ipc enabled'),
+    ],
     ['kernel.sem with hostIPC', ['kernel.sem'], { hostIPC: true }, forbidden('"kernel.sem" not allowed with host ipc enabled')],
     ['a net sysctl with hostIPC', ['net.core.somaxconn'], { hostIPC: true }, { admit: true }],
   ])('%s', (_name, sysctls, spec, expected) => {
@@ -76,7 +135,9 @@ describe('sysctl admission', () => {
 
   it('forbids the kernel-gated safe sysctls on an old kernel', () => {
     const old = createSysctlAdmitHandler({ kernelVersion: '4.4.0' });
-    expect(old.admit({ pod: pod(['net.ipv4.tcp_keepalive_time']), otherPods: [] })).toEqual(forbidden('"net.ipv4.tcp_keepalive_time" not allowlisted'));
+    expect(old.admit({ pod: pod(['net.ipv4.tcp_keepalive_time']), otherPods: [] })).toEqual(
+      forbidden('"net.ipv4.tcp_keepalive_time" not allowlisted'),
+    );
     expect(old.admit({ pod: pod(['net.ipv4.ip_local_reserved_ports']), otherPods: [] })).toEqual({ admit: true });
   });
 
@@ -88,12 +149,32 @@ describe('sysctl admission', () => {
 
 describe('allowedUnsafeSysctls validation (upstream NewAllowlist)', () => {
   it('accepts names and patterns known to be namespaced, with dots or slashes', () => {
-    expect(validateAllowedUnsafeSysctls(['net.*', 'net/core/somaxconn', 'kernel.shm*', 'kernel.msgmax', 'kernel.sem', 'fs.mqueue.*', 'net.ipv4.conf.eth0/100.rp_filter'])).toEqual([]);
+    expect(
+      validateAllowedUnsafeSysctls([
+        'net.*',
+        'net/core/somaxconn',
+        'kernel.shm*',
+        'kernel.msgmax',
+        'kernel.sem',
+        'fs.mqueue.*',
+        'net.ipv4.conf.eth0/100.rp_filter',
+      ]),
+    ).toEqual([]);
   });
 
   it('names each bad entry', () => {
     const pattern = '([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*([a-z0-9][-_a-z0-9]*)?[a-z0-9*]';
-    expect(validateAllowedUnsafeSysctls(['Net.Core', 'kernel.*', 'vm.swappiness', 'net.core.somaxconn', `net.${'a'.repeat(250)}`, '*', 'net.*.foo'])).toEqual([
+    expect(
+      validateAllowedUnsafeSysctls([
+        'Net.Core',
+        'kernel.*',
+        'vm.swappiness',
+        'net.core.somaxconn',
+        `net.${'a'.repeat(250)}`,
+        '*',
+        'net.*.foo',
+      ]),
+    ).toEqual([
       `sysctl "Net.Core" must have at most 253 characters and match regex ${pattern}`,
       'the sysctls "kernel.*" are not known to be namespaced',
       'the sysctl "vm.swappiness" are not known to be namespaced',
@@ -125,5 +206,17 @@ describe('sysctlToDots (ConvertSysctlVariableToDotsSeparator)', () => {
     ['', ''],
   ])('%s → %s', (input, output) => {
     expect(sysctlToDots(input)).toBe(output);
+  });
+});
+
+describe('objects that are not the Pod they are typed as', () => {
+  it('refuses a pod without a spec with UnexpectedAdmissionError instead of throwing', () => {
+    const p = { metadata: { name: 'web', namespace: 'default', uid: 'u' } } as unknown as Pod;
+    const result = createSysctlAdmitHandler({ kernelVersion: KERNEL }).admit({ pod: p, otherPods: [] });
+    expect(result).toEqual({
+      admit: false,
+      reason: 'UnexpectedAdmissionError',
+      message: expect.stringMatching(/^Failed to admit pod: .+/),
+    });
   });
 });

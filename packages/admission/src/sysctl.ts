@@ -5,6 +5,7 @@ import type { Logger } from '@kubelet-ts/common';
 import { noopLogger } from '@kubelet-ts/common';
 import { SAFE_SYSCTLS, SYSCTL_MAX_LENGTH, SYSCTL_PATTERN_FORMAT } from './constants.js';
 import { AdmissionError } from './errors.js';
+import { neverThrows } from './internal/guard.js';
 import { kernelAtLeast, parseKernelVersion } from './internal/kernel-version.js';
 import type { PodAdmitHandler, SysctlAdmitHandlerOptions } from './types.js';
 
@@ -42,7 +43,8 @@ export function sysctlToDots(name: string): string {
  */
 export function safeSysctls(kernelVersion: string | undefined, logger: Logger = noopLogger): string[] {
   const version = kernelVersion === undefined ? undefined : parseKernelVersion(kernelVersion);
-  if (version === undefined) logger.error('Failed to get kernel version, unable to determine which sysctls are available', { kernelVersion });
+  if (version === undefined)
+    logger.error('Failed to get kernel version, unable to determine which sysctls are available', { kernelVersion });
   return SAFE_SYSCTLS.flatMap(({ name, minKernelVersion }) => {
     if (minKernelVersion === undefined) return [name];
     if (version !== undefined && kernelAtLeast(version, parseKernelVersion(minKernelVersion) ?? [])) return [name];
@@ -62,7 +64,9 @@ function buildAllowlist(patterns: readonly string[]): { allowlist: Allowlist; er
   const errors: string[] = [];
   for (const pattern of patterns) {
     if (pattern.length > SYSCTL_MAX_LENGTH || !SYSCTL_PATTERN.test(pattern)) {
-      errors.push(`sysctl ${JSON.stringify(pattern)} must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN_FORMAT}`);
+      errors.push(
+        `sysctl ${JSON.stringify(pattern)} must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN_FORMAT}`,
+      );
       continue;
     }
     const s = sysctlToDots(pattern);
@@ -112,13 +116,11 @@ export function createSysctlAdmitHandler(options: SysctlAdmitHandlerOptions = {}
   const { allowlist, errors } = buildAllowlist([...safeSysctls(kernelVersion, logger), ...(options.allowedUnsafeSysctls ?? [])]);
   const [firstError] = errors;
   if (firstError !== undefined) throw new AdmissionError('INVALID_SYSCTL_ALLOWLIST', firstError);
-  return {
-    admit({ pod }: { pod: Pod }) {
-      for (const { name } of pod.spec.securityContext?.sysctls ?? []) {
-        const why = forbidden(allowlist, name, pod.spec.hostNetwork === true, pod.spec.hostIPC === true);
-        if (why !== undefined) return { admit: false, reason: Reason.SysctlForbidden, message: `forbidden sysctl: ${why}` };
-      }
-      return { admit: true };
-    },
-  };
+  return neverThrows(logger, ({ pod }: { pod: Pod }) => {
+    for (const { name } of pod.spec.securityContext?.sysctls ?? []) {
+      const why = forbidden(allowlist, name, pod.spec.hostNetwork === true, pod.spec.hostIPC === true);
+      if (why !== undefined) return { admit: false, reason: Reason.SysctlForbidden, message: `forbidden sysctl: ${why}` };
+    }
+    return { admit: true };
+  });
 }

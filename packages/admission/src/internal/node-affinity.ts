@@ -20,7 +20,9 @@ type NodeSelectorTerm = z.infer<typeof NodeSelectorTermSchema>;
 const AffinitySchema = z.looseObject({
   nodeAffinity: z
     .looseObject({
-      requiredDuringSchedulingIgnoredDuringExecution: z.looseObject({ nodeSelectorTerms: z.array(NodeSelectorTermSchema).default([]) }).optional(),
+      requiredDuringSchedulingIgnoredDuringExecution: z
+        .looseObject({ nodeSelectorTerms: z.array(NodeSelectorTermSchema).default([]) })
+        .optional(),
     })
     .optional(),
 });

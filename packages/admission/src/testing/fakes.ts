@@ -34,7 +34,9 @@ export function testNode(options: TestNodeOptions = {}): Node {
     status: {
       capacity: allocatable,
       allocatable,
-      ...(options.supplementalGroupsPolicy !== undefined ? { features: { supplementalGroupsPolicy: options.supplementalGroupsPolicy } } : {}),
+      ...(options.supplementalGroupsPolicy !== undefined
+        ? { features: { supplementalGroupsPolicy: options.supplementalGroupsPolicy } }
+        : {}),
     },
   };
 }
