@@ -513,4 +513,13 @@ describe('objects that are not the Pod they are typed as', () => {
     });
     expect(logger.find('Failed to admit pod')[0]).toMatchObject({ level: 'error', fields: { pod: 'default/web' } });
   });
+
+  it('ignores an active pod without a spec, and says so in the log', () => {
+    const logger = new RecordingLogger();
+    const broken = { metadata: { name: 'broken', namespace: 'default', uid: 'b' } } as unknown as Pod;
+    expect(createPredicateAdmitHandler({ getNode: () => testNode(), logger }).admit({ pod: pod(), otherPods: [broken] })).toEqual({
+      admit: true,
+    });
+    expect(logger.find('Ignoring an active pod')[0]?.fields).toMatchObject({ pod: 'default/broken' });
+  });
 });

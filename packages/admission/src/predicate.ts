@@ -102,8 +102,13 @@ export function createPredicateAdmitHandler(options: PredicateAdmitHandlerOption
           podUID: other.metadata.uid,
           err: describeInvalid(where, err),
         });
-      addResource(used, toResource(podRequests(other, { onInvalid, useStatusResources: true })));
-      for (const port of hostPorts(other)) usedPorts.add(port);
+      try {
+        addResource(used, toResource(podRequests(other, { onInvalid, useStatusResources: true })));
+        for (const port of hostPorts(other)) usedPorts.add(port);
+      } catch (err) {
+        // An active pod that is not a Pod object (no spec): it cannot be weighed, and must not block this one.
+        logger.warn('Ignoring an active pod that cannot be read', { pod: podKey(other), err: errorMessage(err) });
+      }
     }
 
     const failures = fitsRequest(requested, otherPods.length, used, allocatable);
