@@ -36,7 +36,21 @@ export const Reason = {
   Evicted: 'Evicted',
   DeadlineExceeded: 'DeadlineExceeded',
   UnexpectedAdmissionError: 'UnexpectedAdmissionError',
+  // PodStatus.reason of a pod the kubelet refused (pkg/kubelet/lifecycle predicate.go, pkg/kubelet/sysctl):
+  // a predicate's name, or "OutOf" + the resource that did not fit ("OutOfnvidia.com/gpu" for others).
   NodeAffinity: 'NodeAffinity',
+  NodeName: 'NodeName',
+  NodePorts: 'NodePorts',
+  TaintToleration: 'TaintToleration',
+  OutOfCPU: 'OutOfcpu',
+  OutOfMemory: 'OutOfmemory',
+  OutOfEphemeralStorage: 'OutOfephemeral-storage',
+  OutOfPods: 'OutOfpods',
+  InvalidNodeInfo: 'InvalidNodeInfo',
+  PodOSSelectorNodeLabelDoesNotMatch: 'PodOSSelectorNodeLabelDoesNotMatch',
+  PodOSNotSupported: 'PodOSNotSupported',
+  SupplementalGroupsPolicyNotSupported: 'SupplementalGroupsPolicyNotSupported',
+  SysctlForbidden: 'SysctlForbidden',
   /** Node shutdown manager: pods killed for an imminent shutdown. */
   Terminated: 'Terminated',
   TerminationByKubelet: 'TerminationByKubelet',

@@ -1,0 +1,2 @@
+export { FakePodAdmitHandler, testNode } from './fakes.js';
+export type { TestNodeOptions } from './fakes.js';

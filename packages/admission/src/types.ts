@@ -1,0 +1,46 @@
+import type { Node, Pod } from '@kubelet-ts/api';
+import type { Logger } from '@kubelet-ts/common';
+
+/** Upstream lifecycle.PodAdmitAttributes: the pod to admit and the pods already active on the node. */
+export interface PodAdmitAttributes {
+  pod: Pod;
+  otherPods: readonly Pod[];
+}
+
+/** Upstream lifecycle.PodAdmitResult: whether a new pod may start here, and why not. */
+export interface PodAdmitResult {
+  admit: boolean;
+  /** A CamelCase reason (`OutOfcpu`, `NodeAffinity`, `SysctlForbidden`…) when refused. */
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * Upstream lifecycle.PodAdmitHandler. Structurally the `PodAdmitHandler` of @kubelet-ts/pod-lifecycle
+ * (whose framework prefixes a refusal's message with "Pod was rejected: "). Never throws.
+ */
+export interface PodAdmitHandler {
+  admit(attrs: PodAdmitAttributes): PodAdmitResult;
+}
+
+export interface PredicateAdmitHandlerOptions {
+  /**
+   * The node as the kubelet sees it (upstream getNodeAnyWay): labels, taints, `status.allocatable`
+   * with `pods`. undefined or a throw refuses the pod with `InvalidNodeInfo`.
+   */
+  getNode: () => Node | undefined;
+  /** Go's runtime.GOOS of the kubelet: what `spec.os.name` and the `kubernetes.io/os` pod label must be. Default `linux`. */
+  os?: string;
+  logger?: Logger;
+}
+
+export interface SysctlAdmitHandlerOptions {
+  /** The kubelet's `allowedUnsafeSysctls`: names or patterns ending in `*`, allowed besides the safe set. */
+  allowedUnsafeSysctls?: readonly string[];
+  /**
+   * The node's kernel version (`uname -r`, NodeSystemInfo.kernelVersion): safe sysctls namespaced
+   * only by newer kernels are left out of the safe set below their version, and all of them when unknown.
+   */
+  kernelVersion?: string;
+  logger?: Logger;
+}
