@@ -223,10 +223,5 @@ export { LeaseMetaSchema, LeaseSchema, LeaseSpecSchema, NODE_LEASE_NAMESPACE } f
 export type { Lease, LeaseMeta, LeaseSpec } from './lease.js';
 export { ConfigMapSchema, SecretSchema, SECRET_TYPE_OPAQUE, decodeConfigMap, decodeSecret } from './config-objects.js';
 export type { ConfigMap, ConfigMapObject, ObjectSource, Secret, SecretObject } from './config-objects.js';
-export {
-  BoundObjectReferenceSchema,
-  TokenRequestSchema,
-  TokenRequestSpecSchema,
-  TokenRequestStatusSchema,
-} from './token-request.js';
+export { BoundObjectReferenceSchema, TokenRequestSchema, TokenRequestSpecSchema, TokenRequestStatusSchema } from './token-request.js';
 export type { BoundObjectReference, TokenRequest, TokenRequestSpec, TokenRequestStatus } from './token-request.js';

@@ -9,10 +9,8 @@ export const MAX_IDLE_FACTOR = 5;
 export const MIN_IDLE_TIME_MS = 60_000;
 /** How often idle watches are looked for. */
 export const RECYCLE_IDLE_PERIOD_MS = 60_000;
-/** `get` polls an unsynced watch this often (wait.PollImmediate(10ms, 1s)). */
-export const SYNC_POLL_INTERVAL_MS = 10;
-/** … and gives up after this long. */
-export const SYNC_POLL_TIMEOUT_MS = 1_000;
+/** How long `get` waits for a watch's first list (upstream: wait.PollImmediate(10ms, 1s)). */
+export const SYNC_TIMEOUT_MS = 1_000;
 /** The wait package's timeout message (wait.ErrWaitTimeout). */
 export const WAIT_TIMEOUT_MESSAGE = 'timed out waiting for the condition';
 

@@ -33,7 +33,11 @@ function setup() {
   return { clock, client, logger, manager, watches };
 }
 
-const errorOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const errorOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('watch-based ConfigMap manager', () => {
   it('watches each named object once, by name, while any pod refers to it, and stops at the last reference', async () => {

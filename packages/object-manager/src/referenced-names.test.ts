@@ -22,7 +22,9 @@ const pod: Pod = newPod({
       { name: 'sec', secret: { secretName: 's-vol' } },
       {
         name: 'proj',
-        projected: { sources: [{ configMap: { name: 'cm-proj' } }, { secret: { name: 's-proj' } }, { serviceAccountToken: { path: 't' } }] },
+        projected: {
+          sources: [{ configMap: { name: 'cm-proj' } }, { secret: { name: 's-proj' } }, { serviceAccountToken: { path: 't' } }],
+        },
       },
       { name: 'csi', csi: { driver: 'd', nodePublishSecretRef: { name: 's-csi' } } },
       { name: 'rbd', rbd: { secretRef: { name: 's-rbd' } } } as never,

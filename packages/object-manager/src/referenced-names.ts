@@ -19,7 +19,12 @@ function allContainers(pod: Pod): Loose[] {
   });
 }
 
-function containerNames(pod: Pod, from: 'configMapRef' | 'secretRef', keyRef: 'configMapKeyRef' | 'secretKeyRef', add: (n: string | undefined) => void): void {
+function containerNames(
+  pod: Pod,
+  from: 'configMapRef' | 'secretRef',
+  keyRef: 'configMapKeyRef' | 'secretKeyRef',
+  add: (n: string | undefined) => void,
+): void {
   for (const c of allContainers(pod)) {
     for (const e of list(c.envFrom)) add(nameOf(obj(e)?.[from]));
     for (const e of list(c.env)) add(nameOf(obj(obj(e)?.valueFrom)?.[keyRef]));

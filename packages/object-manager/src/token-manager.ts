@@ -5,12 +5,7 @@ import { TokenRequestSchema } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { KubeClient } from '@kubelet-ts/kube-client';
-import {
-  TOKEN_GC_PERIOD_MS,
-  TOKEN_MAX_JITTER_SECONDS,
-  TOKEN_MAX_TTL_MS,
-  TOKEN_REFRESH_REMAINING_PERCENT,
-} from './constants.js';
+import { TOKEN_GC_PERIOD_MS, TOKEN_MAX_JITTER_SECONDS, TOKEN_MAX_TTL_MS, TOKEN_REFRESH_REMAINING_PERCENT } from './constants.js';
 import { ObjectManagerError } from './errors.js';
 
 /** The one call the token manager makes: POST …/namespaces/<ns>/serviceaccounts/<name>/token. */
@@ -125,7 +120,8 @@ export function createTokenManager(options: TokenManagerOptions): TokenManager {
       try {
         next = await fetch(namespace, name, tokenRequest);
       } catch (err) {
-        if (current === undefined) throw new ObjectManagerError('TOKEN_REQUEST', `failed to fetch token: ${errorMessage(err)}`, { cause: err });
+        if (current === undefined)
+          throw new ObjectManagerError('TOKEN_REQUEST', `failed to fetch token: ${errorMessage(err)}`, { cause: err });
         if (expired(current)) {
           throw new ObjectManagerError('TOKEN_REQUEST', `token ${key} expired and refresh failed: ${errorMessage(err)}`, { cause: err });
         }

@@ -16,7 +16,7 @@ export interface ObjectManager<T> {
   /** Releases the pod's references; an object nobody names any more is no longer watched. */
   unregisterPod(pod: Pod): void;
   /**
-   * The object from its watch, waiting (10 ms polls, up to 1 s) for the first list; `undefined`
+   * The object from its watch, waiting up to 1 s for the first list (upstream polls 10 ms × 1 s); `undefined`
    * when it does not exist. Rejects with ObjectManagerError NOT_REGISTERED (no registered pod names
    * it), SYNC_TIMEOUT, or INVALID_OBJECT. An immutable object stops its watch and is served from
    * the last copy from then on.

@@ -2,7 +2,7 @@
 // reflector per object, reference-counted by pod UID, stopped when immutable or idle).
 import type { Pod } from '@kubelet-ts/api';
 import { formatPath } from '@kubelet-ts/api';
-import type { Clock, Logger, TimerHandle } from '@kubelet-ts/common';
+import type { Clock, TimerHandle } from '@kubelet-ts/common';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
 import type { Informer } from '@kubelet-ts/kube-client';
 import { createInformer } from '@kubelet-ts/kube-client';
@@ -12,8 +12,7 @@ import {
   MAX_IDLE_FACTOR,
   MIN_IDLE_TIME_MS,
   RECYCLE_IDLE_PERIOD_MS,
-  SYNC_POLL_INTERVAL_MS,
-  SYNC_POLL_TIMEOUT_MS,
+  SYNC_TIMEOUT_MS,
   WAIT_TIMEOUT_MESSAGE,
 } from '../constants.js';
 import { ObjectManagerError } from '../errors.js';
@@ -113,7 +112,8 @@ export function createWatchBasedManager<T>(kind: ObjectKind<T>, options: ObjectM
     for (const [key, item] of items) {
       // Never stop a watch before its first list: that work would be lost and redone.
       if (item.controller === undefined || item.informer?.hasSynced() !== true || now <= item.lastAccess + maxIdleMs) continue;
-      if (stopWatch(item)) logger.debug('Not acquired for long time, Stopped watching for changes', { objectKey: key, maxIdleTime: maxIdleMs });
+      if (stopWatch(item))
+        logger.debug('Not acquired for long time, Stopped watching for changes', { objectKey: key, maxIdleTime: maxIdleMs });
     }
   };
   const recycleTimer: TimerHandle = clock.setInterval(recycleIdle, RECYCLE_IDLE_PERIOD_MS);
@@ -127,12 +127,21 @@ export function createWatchBasedManager<T>(kind: ObjectKind<T>, options: ObjectM
   if (options.signal?.aborted === true) stop();
   else options.signal?.addEventListener('abort', stop, { once: true });
 
+  // Upstream polls hasSynced every 10 ms for up to 1 s; waiting on the informer is the same bound
+  // without the polling latency.
   const waitForSync = async (item: Item): Promise<boolean> => {
-    const deadline = clock.now() + SYNC_POLL_TIMEOUT_MS;
-    for (;;) {
-      if (item.informer?.hasSynced() === true) return true;
-      if (clock.now() >= deadline) return false;
-      await clock.sleep(SYNC_POLL_INTERVAL_MS);
+    const informer = item.informer;
+    if (informer?.hasSynced() === true) return true;
+    const timeout = new AbortController();
+    const timer = clock.setTimeout(() => timeout.abort(), SYNC_TIMEOUT_MS);
+    try {
+      if (informer === undefined) await clock.sleep(SYNC_TIMEOUT_MS);
+      else await informer.waitForSync(timeout.signal);
+      return informer !== undefined;
+    } catch {
+      return false;
+    } finally {
+      clock.clearTimeout(timer);
     }
   };
 
@@ -173,7 +182,8 @@ export function createWatchBasedManager<T>(kind: ObjectKind<T>, options: ObjectM
 
     async get(namespace, name) {
       const item = items.get(objectKey(namespace, name));
-      if (item === undefined) throw new ObjectManagerError('NOT_REGISTERED', `object ${JSON.stringify(namespace)}/${JSON.stringify(name)} not registered`);
+      if (item === undefined)
+        throw new ObjectManagerError('NOT_REGISTERED', `object ${JSON.stringify(namespace)}/${JSON.stringify(name)} not registered`);
       // Recorded whether or not the get succeeds: it keeps the watch from being recycled under it.
       item.lastAccess = clock.now();
       if (!stopped && !item.immutable && item.controller === undefined) startWatch(item);
