@@ -221,3 +221,7 @@ export type { Event, EventSource } from './event.js';
 export { formatTime, formatMicroTime, formatRfc3339Nano } from './time.js';
 export { LeaseMetaSchema, LeaseSchema, LeaseSpecSchema, NODE_LEASE_NAMESPACE } from './lease.js';
 export type { Lease, LeaseMeta, LeaseSpec } from './lease.js';
+export { ConfigMapSchema, SecretSchema, SECRET_TYPE_OPAQUE, decodeConfigMap, decodeSecret } from './config-objects.js';
+export type { ConfigMap, ConfigMapObject, ObjectSource, Secret, SecretObject } from './config-objects.js';
+export { BoundObjectReferenceSchema, TokenRequestSchema, TokenRequestSpecSchema, TokenRequestStatusSchema } from './token-request.js';
+export type { BoundObjectReference, TokenRequest, TokenRequestSpec, TokenRequestStatus } from './token-request.js';

@@ -1,31 +1,15 @@
-import type { Container, Pod } from '@kubelet-ts/api';
+import type { Container, ObjectSource, Pod } from '@kubelet-ts/api';
 import type { ContainerMount } from '@kubelet-ts/container-runtime';
 
-/** A ConfigMap as the volume manager needs it. */
-export interface ConfigMapObject {
-  namespace: string;
-  name: string;
-  data: Record<string, string>;
-  binaryData: Record<string, Buffer>;
-}
-
-/** A Secret as the volume manager needs it (values decoded). */
-export interface SecretObject {
-  namespace: string;
-  name: string;
-  type: string;
-  data: Record<string, Buffer>;
-}
+// ConfigMapObject, SecretObject and their source are @kubelet-ts/api's, one shape for every consumer.
+export type { ConfigMapObject, SecretObject } from '@kubelet-ts/api';
 
 /**
  * Where configMap and secret volumes (and CSI nodePublishSecretRefs) get their objects:
- * standalone, a directory of manifests (createDirectoryObjectSource); in API mode, the API server.
- * `undefined` means "not found".
+ * standalone, a directory of manifests (createDirectoryObjectSource); in API mode, the API server
+ * (@kubelet-ts/object-manager's createObjectSource). `undefined` means "not found".
  */
-export interface ConfigMapSecretSource {
-  getConfigMap(namespace: string, name: string): Promise<ConfigMapObject | undefined>;
-  getSecret(namespace: string, name: string): Promise<SecretObject | undefined>;
-}
+export type ConfigMapSecretSource = ObjectSource;
 
 export interface ServiceAccountTokenRequest {
   audience: string;

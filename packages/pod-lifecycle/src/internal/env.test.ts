@@ -155,11 +155,13 @@ describe('makeEnvironmentVariables', () => {
 
   describe('configMap and secret references', () => {
     const source: ConfigMapSecretSource = {
-      async getConfigMap(_ns, name) {
-        return name === 'settings' ? { LEVEL: 'debug', 'bad name': 'x', MODE: 'fast' } : undefined;
+      async getConfigMap(ns, name) {
+        return name === 'settings'
+          ? { namespace: ns, name, data: { LEVEL: 'debug', 'bad name': 'x', MODE: 'fast' }, binaryData: { BIN: Buffer.from('b') } }
+          : undefined;
       },
-      async getSecret(_ns, name) {
-        return name === 'creds' ? { PASSWORD: 's3cret' } : undefined;
+      async getSecret(ns, name) {
+        return name === 'creds' ? { namespace: ns, name, type: 'Opaque', data: { PASSWORD: Buffer.from('s3cret') } } : undefined;
       },
     };
 

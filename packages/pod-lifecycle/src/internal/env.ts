@@ -1,18 +1,15 @@
 // Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
 // pkg/api/v1/resource ExtractContainerResourceValue.
-import type { Container, NodeResources, ObjectFieldSelector, Pod, ResourceFieldSelector } from '@kubelet-ts/api';
+import type { Container, NodeResources, ObjectFieldSelector, ObjectSource, Pod, ResourceFieldSelector } from '@kubelet-ts/api';
 import { containerResourceValue, expandVariables as expand } from '@kubelet-ts/api';
 import { PodLifecycleError } from '../errors.js';
 
 /**
- * Where configMapKeyRef / secretKeyRef / envFrom values come from. Standalone kubelets have none;
- * an API-connected one wires a watch-based implementation. `undefined` = not found.
+ * Where configMapKeyRef / secretKeyRef / envFrom values come from: @kubelet-ts/api's ObjectSource,
+ * the one the volume manager reads too (Secret values decoded to strings here; ConfigMaps give their
+ * `data`, as upstream). Standalone kubelets have none. `undefined` = not found.
  */
-export interface ConfigMapSecretSource {
-  getConfigMap(namespace: string, name: string): Promise<Record<string, string> | undefined>;
-  /** Secret data decoded to strings. */
-  getSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
-}
+export type ConfigMapSecretSource = ObjectSource;
 
 export interface EnvContext {
   pod: Pod;
@@ -113,7 +110,12 @@ async function lookup(
   const map = kind === 'configMap' ? cache.configMaps : cache.secrets;
   if (map.has(name)) return map.get(name);
   if (ctx.source === undefined) throw configError(`couldn't get ${kind} ${ns}/${name}, no kubeClient defined`);
-  const data = kind === 'configMap' ? await ctx.source.getConfigMap(ns, name) : await ctx.source.getSecret(ns, name);
+  let data: Record<string, string> | undefined;
+  if (kind === 'configMap') data = (await ctx.source.getConfigMap(ns, name))?.data;
+  else {
+    const secret = await ctx.source.getSecret(ns, name);
+    data = secret === undefined ? undefined : Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, v.toString('utf8')]));
+  }
   map.set(name, data);
   return data;
 }

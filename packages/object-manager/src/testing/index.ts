@@ -1,0 +1,3 @@
+export { FakeObjectManager } from './fake-object-manager.js';
+export { FakeTokenRequestApi } from './fake-token-request-api.js';
+export type { FakeTokenRequestCall } from './fake-token-request-api.js';
