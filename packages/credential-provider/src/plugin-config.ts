@@ -147,7 +147,7 @@ export function parseCredentialProviderConfig(text: string, source: string): Cre
     throw decodeError([{ path: 'apiVersion', reason: `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion ?? '')}` }]);
   }
   if (kind !== CREDENTIAL_PROVIDER_CONFIG_KIND) throw decodeError([{ path: 'kind', reason: `failed to decode ${JSON.stringify(kind)} (wrong Kind)` }]);
-  const parsed = ConfigSchema.safeParse(raw);
+  const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw decodeError(zodIssues(parsed.error));
   const providers = parsed.data.providers ?? [];
   const issues = validate(providers);
