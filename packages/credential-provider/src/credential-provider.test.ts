@@ -1,7 +1,7 @@
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import { createCredentialProvider } from './credential-provider.js';
 import type { DockerConfig } from './docker-config.js';
-import { CredentialProviderError } from './errors.js';
+import type { CredentialProviderError } from './errors.js';
 import type { DockerConfigProvider } from './node-docker-config.js';
 import type { CredentialProviderPlugin } from './plugin.js';
 import { dockerConfigFromSecret } from './secrets.js';

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
-import { CredentialProviderError } from './errors.js';
+import type { CredentialProviderError } from './errors.js';
 import { createCredentialProvider } from './credential-provider.js';
 import { createExecPluginRunner } from './exec-runner.js';
 import { loadCredentialProviderPlugins } from './register.js';
