@@ -1,6 +1,7 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingEventRecorder, flushMicrotasks } from '@kubelet-ts/common/testing';
-import type { ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
+import type { AuthConfig, ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
+import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
 import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
 
@@ -11,6 +12,10 @@ class TestImages implements ImageService {
   sizes = new Map<string, number>();
   statusError: Error | undefined;
   pulls: string[] = [];
+  /** The credentials of each PullImage call (undefined: anonymous). */
+  auths: Array<AuthConfig | undefined> = [];
+  /** Fails a pull with these credentials (a registry refusing them). */
+  authError: ((auth: AuthConfig | undefined) => Error | undefined) | undefined;
   pullError: Error | undefined;
   /** When set, pulls wait for `release()`. */
   gate: Promise<void> | undefined;
@@ -34,11 +39,14 @@ class TestImages implements ImageService {
   async pullImage(req: PullImageRequest): Promise<PullImageResponse> {
     const name = req.image?.image ?? '';
     this.pulls.push(name);
+    this.auths.push(req.auth ?? undefined);
     this.active++;
     this.maxActive = Math.max(this.maxActive, this.active);
     try {
       if (this.gate !== undefined) await this.gate;
       if (this.pullError !== undefined) throw this.pullError;
+      const authError = this.authError?.(req.auth ?? undefined);
+      if (authError !== undefined) throw authError;
       const id = `sha256:${name.length}`;
       this.present.set(name, id);
       return { imageRef: id };
@@ -410,5 +418,79 @@ describe('createImagePuller: events (upstream image manager)', () => {
     controller.abort();
     await aborted;
     expect(recorder.lines()).toEqual(['Normal Pulling Pulling image "img:1"']);
+  });
+});
+
+describe('pull credentials (upstream PullImage over the keyring)', () => {
+  const unauthorized = (user: string): Error => {
+    const details = `pulling from host registry.io failed with status code [manifests v1]: 401 Unauthorized (${user})`;
+    return new CriError('UNKNOWN', `pullImage: ${details}`, { method: 'pullImage', details });
+  };
+  const creds = (...users: string[]): AuthConfig[] => users.map((username) => ({ username, password: `${username}-pw` }));
+
+  it('pulls anonymously when there are no credentials', async () => {
+    const images = new TestImages();
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock(), getPullCredentials: () => [] });
+    await puller.ensureImageExists(pod(), container('registry.io/app:1'));
+    expect(images.auths).toEqual([undefined]);
+  });
+
+  it('tries each credential in order until one pulls, and asks with the tagged image and the pod', async () => {
+    const images = new TestImages();
+    images.authError = (auth) => (auth?.username === 'good' ? undefined : unauthorized(auth?.username ?? 'anonymous'));
+    const asked: Array<[string, string]> = [];
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      getPullCredentials: async (image, p) => {
+        asked.push([image, p.metadata.uid ?? '']);
+        return creds('stale', 'good', 'never-tried');
+      },
+    });
+    await expect(puller.ensureImageExists(pod(), container('registry.io/app'))).resolves.toBe('sha256:22');
+    expect(images.auths.map((a) => a?.username)).toEqual(['stale', 'good']);
+    expect(asked).toEqual([['registry.io/app:latest', 'u1']]);
+  });
+
+  it('reports every failure when all credentials fail, once per distinct message', async () => {
+    const recorder = new RecordingEventRecorder();
+    const images = new TestImages();
+    images.authError = (auth) => unauthorized(auth?.username ?? '');
+    const puller = createImagePuller({ imageService: images, clock: new FakeClock(), recorder, getPullCredentials: () => creds('a', 'b') });
+    const pulled = puller.ensureImageExists(pod(), container('registry.io/app:1'));
+    const message =
+      'Failed to pull image "registry.io/app:1": [pulling from host registry.io failed with status code [manifests v1]: 401 Unauthorized (a), ' +
+      'pulling from host registry.io failed with status code [manifests v1]: 401 Unauthorized (b)]';
+    expect(await reasonOf(pulled)).toEqual(['ErrImagePull', message]);
+    expect(recorder.events.at(-1)?.message).toBe(message);
+
+    const same = new TestImages();
+    same.authError = () => new Error('401 Unauthorized');
+    const samePuller = createImagePuller({ imageService: same, clock: new FakeClock(), getPullCredentials: () => creds('a', 'b', 'c') });
+    expect(await reasonOf(samePuller.ensureImageExists(pod(), container('registry.io/app:1')))).toEqual([
+      'ErrImagePull',
+      'Failed to pull image "registry.io/app:1": 401 Unauthorized',
+    ]);
+    expect(same.pulls).toHaveLength(3);
+  });
+
+  it('fails the pull before it starts when the credentials cannot be looked up: no Pulling event, no back-off', async () => {
+    const recorder = new RecordingEventRecorder();
+    const images = new TestImages();
+    let fail = true;
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      recorder,
+      getPullCredentials: () => (fail ? Promise.reject(new Error('secret store unavailable')) : []),
+    });
+    expect(await reasonOf(puller.ensureImageExists(pod(), container('registry.io/app:1')))).toEqual([
+      'ErrImagePull',
+      'Failed to get pull credentials for image "registry.io/app:1": secret store unavailable',
+    ]);
+    expect(images.pulls).toEqual([]);
+    expect(recorder.events).toEqual([]);
+    fail = false;
+    await expect(puller.ensureImageExists(pod(), container('registry.io/app:1'))).resolves.toBe('sha256:17');
   });
 });

@@ -11,7 +11,7 @@ import {
   noopLogger,
   systemClock,
 } from '@kubelet-ts/common';
-import type { AuthConfig, ImageService, PodSandboxConfig } from '@kubelet-ts/cri-client';
+import type { AuthConfig, ImageService, PodSandboxConfig, PullImageResponse } from '@kubelet-ts/cri-client';
 import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
 import { containerRef } from './internal/events.js';
@@ -38,9 +38,19 @@ export interface ImagePullerOptions {
   backoff?: Backoff;
   /** Deadline of one PullImage call (default: the CRI client's). */
   pullTimeoutMs?: number;
-  /** Registry credentials for an image (from the pod's imagePullSecrets, wired by the kubelet). */
-  getPullCredentials?: (image: string, pod: Pod) => AuthConfig | undefined;
+  /**
+   * The registry credentials to try for an image, in order (the pod's imagePullSecrets, the node's
+   * docker config, credential plugins: @kubelet-ts/credential-provider, wired by the kubelet).
+   * Default: none, an anonymous pull.
+   */
+  getPullCredentials?: PullCredentialsFn;
 }
+
+/**
+ * The credentials to try for a pull, in order; the first that pulls wins (upstream
+ * kuberuntime PullImage). An empty list pulls anonymously. Rejecting fails the pull (ErrImagePull).
+ */
+export type PullCredentialsFn = (image: string, pod: Pod) => readonly AuthConfig[] | Promise<readonly AuthConfig[]>;
 
 /** Upstream ImageManager.EnsureImageExists. */
 export interface ImagePuller {
@@ -58,8 +68,16 @@ export interface ImagePuller {
   ): Promise<string>;
 }
 
-/** The runtime's own message for a CRI error (without the client's method prefix), else the error chain. */
+/**
+ * The runtime's own message for a CRI error (without the client's method prefix), else the error
+ * chain; for the failures of several credentials, upstream's aggregate: `[first, second]`, repeated
+ * messages once.
+ */
 function runtimeMessage(err: unknown): string {
+  if (err instanceof AggregateError) {
+    const messages = [...new Set(err.errors.map(runtimeMessage))];
+    return messages.length === 1 ? (messages[0] as string) : `[${messages.join(', ')}]`;
+  }
   return err instanceof CriError && err.details !== '' ? err.details : errorMessage(err);
 }
 
@@ -97,6 +115,23 @@ export function applyDefaultImageTag(image: string): string {
 }
 
 class PullAborted extends Error {}
+
+/** Tries each credential in order until one pulls (upstream PullImage); when all fail, every failure. */
+async function pullWithEach(
+  credentials: readonly AuthConfig[],
+  pullWith: (auth: AuthConfig) => Promise<PullImageResponse>,
+): Promise<PullImageResponse> {
+  const failures: unknown[] = [];
+  for (const auth of credentials) {
+    try {
+      return await pullWith(auth);
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length === 1) throw failures[0];
+  throw new AggregateError(failures, runtimeMessage(new AggregateError(failures)));
+}
 
 /** What one PullImage call (shared by concurrent callers) found. */
 interface PullOutcome {
@@ -194,7 +229,16 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
         throw new RuntimeManagerError('IMAGE_PULL_BACK_OFF', message);
       }
 
-      const auth = options.getPullCredentials?.(image, pod);
+      let credentials: readonly AuthConfig[];
+      try {
+        credentials = (await options.getPullCredentials?.(image, pod)) ?? [];
+      } catch (err) {
+        // As upstream when the keyring cannot be built: the pull fails before it starts (no event, no back-off).
+        log.warn('Failed to get image pull credentials', { err: errorMessage(err) });
+        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to get pull credentials for image "${container.image}": ${errorMessage(err)}`, {
+          cause: err,
+        });
+      }
       record(EventType.Normal, EventReason.PullingImage, `Pulling image "${container.image}"`);
       const startedAt = clock.now();
       try {
@@ -202,15 +246,17 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
         const pulled = await abortable(
           pull(image, async () => {
             const pullStartedAt = clock.now();
-            const response = await options.imageService.pullImage(
-              {
-                image: { image, ...(runtimeHandler === undefined ? {} : { runtimeHandler }) },
-                ...(auth === undefined ? {} : { auth }),
-                ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
-              },
-              // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
-              options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
-            );
+            const pullWith = (auth: AuthConfig | undefined): Promise<PullImageResponse> =>
+              options.imageService.pullImage(
+                {
+                  image: { image, ...(runtimeHandler === undefined ? {} : { runtimeHandler }) },
+                  ...(auth === undefined ? {} : { auth }),
+                  ...(callOptions.sandboxConfig === undefined ? {} : { sandboxConfig: callOptions.sandboxConfig }),
+                },
+                // Not the caller's signal: the pull may be shared; an aborted caller stops waiting instead.
+                options.pullTimeoutMs === undefined ? {} : { timeoutMs: options.pullTimeoutMs },
+              );
+            const response = credentials.length === 0 ? await pullWith(undefined) : await pullWithEach(credentials, pullWith);
             const sizeBytes = response.imageRef === '' ? '0' : await sizeOf(image, runtimeHandler);
             return { imageRef: response.imageRef, sizeBytes, pullMs: clock.now() - pullStartedAt };
           }),

@@ -1,10 +1,9 @@
 import os from 'node:os';
-import type { Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
-import type { AuthConfig, ImageService, RuntimeService } from '@kubelet-ts/cri-client';
-import type { ImagePuller } from './image-puller.js';
+import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
+import type { ImagePuller, PullCredentialsFn } from './image-puller.js';
 import { createImagePuller } from './image-puller.js';
 import { removeContainer } from './internal/container-remove.js';
 import type { RuntimeContext } from './internal/context.js';
@@ -38,8 +37,8 @@ export interface RuntimeManagerOptions {
   imageBackoff?: Backoff;
   /** Replaces the built-in image puller (which then records the image events itself, or not). */
   imagePuller?: ImagePuller;
-  /** Registry credentials for an image (from imagePullSecrets). */
-  getPullCredentials?: (image: string, pod: Pod) => AuthConfig | undefined;
+  /** The registry credentials to try for an image, in order (see ImagePullerOptions.getPullCredentials). */
+  getPullCredentials?: PullCredentialsFn;
   /** Node memory for the Burstable OOM score formula; default os.totalmem(). */
   memoryCapacityBytes?: number;
   /** Set a CFS quota from CPU limits (upstream --cpu-cfs-quota, default true). */
