@@ -17,19 +17,23 @@ const FLOORS = [
   { name: 'test-support', packages: ['test-support'] },
   { name: 'common', packages: ['common'] },
   { name: 'api-and-cri', packages: ['api', 'cri-client'] },
-  // The API-server client: above api and common; only apps/kubelet imports it (libraries declare ports).
+  // The API-server client: above api and common. apps/kubelet imports it, and object-manager (an
+  // API-mode-only package that opens a watch per referenced object); other libraries declare ports.
   { name: 'api-client', packages: ['kube-client'] },
   { name: 'runtime-contract', packages: ['container-runtime'] },
   {
     name: 'subsystems',
     packages: [
+      'admission',
       'certificate-manager',
       'cgroup-manager',
       'config',
       'container-logs',
+      'credential-provider',
       'events',
       'image-gc',
       'node-status',
+      'object-manager',
       'plugin-manager',
       'pod-sources',
       'probe-runner',
