@@ -25,6 +25,8 @@ import { createRuntimeManager } from '@kubelet-ts/runtime-manager';
 import { createStatusManager } from '@kubelet-ts/status-manager';
 import { createCsiPluginRegistry } from '@kubelet-ts/volume-manager';
 import type { VolumeManager } from '@kubelet-ts/volume-manager';
+import { admitHandlers, createAdmissionNode } from './internal/admission.js';
+import type { AdmissionNode } from './internal/admission.js';
 import { checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
@@ -34,7 +36,7 @@ import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './intern
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
 import { nodeResourceGetters } from './internal/node-resources.js';
 import type { NodeResourceGetters } from './internal/node-resources.js';
-import { createKubeletNodeStatus } from './internal/node-status.js';
+import { buildLocalNode, createKubeletNodeStatus } from './internal/node-status.js';
 import { createKubeletPluginManager } from './internal/plugins.js';
 import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
 import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
@@ -263,6 +265,8 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
 interface NodeServices {
   servers: KubeletServers;
   runnables: Record<'containerLogs' | 'imageGc' | 'eviction' | 'runtimeStatus', Runnable>;
+  /** The node pod admission weighs pods against. */
+  admissionNode: AdmissionNode;
   /** API mode's runnables, bound to the kubelet. */
   api: ApiModeRunnables | undefined;
 }
@@ -336,6 +340,22 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     recorder: ctx.recorder,
     logger: logger.child({ component: 'node-status' }),
   });
+  // Admission (admission): after eviction's, the sysctl allowlist and upstream's predicates (resources, maxPods, node
+  // name, host ports, affinity, NoExecute taints, OS) over the API's Node, else the one this kubelet builds.
+  const admissionNode = createAdmissionNode({
+    ...(ctx.api !== undefined ? { apiNode: ctx.api.getNode } : {}),
+    localNode: () => buildLocalNode(ctx.node.nodeName, config, flags, nodeStatus),
+    refreshMs: durationMs(config.nodeStatusUpdateFrequency),
+    clock,
+    logger: logger.child({ component: 'admission' }),
+  });
+  const admissionLogger = logger.child({ component: 'admission' });
+  for (const handler of admitHandlers({
+    node: admissionNode,
+    allowedUnsafeSysctls: config.allowedUnsafeSysctls ?? [],
+    logger: admissionLogger,
+  }))
+    lifecycle.addPodAdmitHandler(handler);
   const servers = createKubeletServers({ config, lifecycle, stats, nodeStatus, logger });
   // Eviction starts once every pod source was seen (upstream starts it with the runtime-dependent modules, after the first pods were admitted).
   const evictionRunnable: Runnable = { run: (signal) => eviction.run(signal) };
@@ -347,6 +367,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
       eviction: evictionRunnable,
       runtimeStatus: runtimeStatusRunnable(cri.runtime, ctx.runtimeState, { clock, logger: logger.child({ component: 'kubelet' }) }),
     },
+    admissionNode,
     api: ctx.api?.start({ lifecycle, nodeStatus }),
   };
 }
@@ -434,7 +455,10 @@ async function runKubelet(
     if (runtimeName === undefined) return;
     checkRuntimeCgroupDriver(containerManager, cri.runtime, logger.child({ component: 'cm' }));
     const sourcesReady = (s: AbortSignal): Promise<void> => until(() => k.lifecycle.sourcesReady, clock, s);
+    // Admission needs a node before the first pod arrives (upstream builds one on demand).
+    await k.services.admissionNode.refresh();
     await Promise.all([
+      supervise('Admission node', k.services.admissionNode, signal, opts('admission')),
       supervise('Container manager', k.agents.runnables.cgroups, signal, opts('cm')),
       supervise('Pod source stream', k.sources, signal, opts('kubelet')),
       supervise('Volume manager', k.agents.runnables.volumes, signal, opts('volumes', { restartMs: 5_000 })),

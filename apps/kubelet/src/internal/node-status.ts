@@ -1,5 +1,7 @@
+import type { Node } from '@kubelet-ts/api';
 import { nodeResourceList } from '@kubelet-ts/api';
 import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
+import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { EvictionManager } from '@kubelet-ts/eviction-manager';
 import {
@@ -7,6 +9,7 @@ import {
   daemonEndpoints,
   diskPressureCondition,
   images,
+  initialNode,
   machineInfo,
   memoryPressureCondition,
   nodeAddress,
@@ -113,6 +116,27 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
     ],
     logger: options.logger,
   });
+}
+
+/**
+ * The node as this kubelet builds it (upstream initialNode, which ends with setNodeStatus): what it
+ * registers in API mode and what admission weighs pods against when there is no API Node.
+ */
+export async function buildLocalNode(
+  nodeName: string,
+  config: Pick<KubeletConfiguration, 'registerWithTaints' | 'enableControllerAttachDetach' | 'providerID'>,
+  flags: Pick<KubeletFlags, 'nodeLabels'>,
+  nodeStatus: Pick<NodeStatusManager, 'setNodeStatus'>,
+): Promise<Node> {
+  const node = initialNode({
+    nodeName,
+    nodeLabels: flags.nodeLabels,
+    registerWithTaints: config.registerWithTaints ?? [],
+    enableControllerAttachDetach: config.enableControllerAttachDetach,
+    ...(config.providerID !== undefined && config.providerID !== '' ? { providerID: config.providerID } : {}),
+  });
+  await nodeStatus.setNodeStatus(node);
+  return node;
 }
 
 /**

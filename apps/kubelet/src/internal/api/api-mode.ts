@@ -12,7 +12,7 @@ import { durationMs } from '@kubelet-ts/config';
 import { createEventBroadcaster } from '@kubelet-ts/events';
 import type { Informer } from '@kubelet-ts/kube-client';
 import { createInformer, eventsApi, leasesApi, nodesApi, podsApi } from '@kubelet-ts/kube-client';
-import { createNodeLeaseController, createNodeRegistration, createNodeStatusUpdater, initialNode } from '@kubelet-ts/node-status';
+import { createNodeLeaseController, createNodeRegistration, createNodeStatusUpdater } from '@kubelet-ts/node-status';
 import type { NodeStatusManager } from '@kubelet-ts/node-status';
 import { createMirrorPodManager } from '@kubelet-ts/pod-lifecycle';
 import type { MirrorPodManager, PodLifecycle } from '@kubelet-ts/pod-lifecycle';
@@ -21,6 +21,7 @@ import type { ApiPodSource } from '@kubelet-ts/pod-sources';
 import { createApiStatusSink } from '@kubelet-ts/status-manager';
 import type { ApiStatusSink } from '@kubelet-ts/status-manager';
 import { z } from 'zod';
+import { buildLocalNode } from '../node-status.js';
 import type { Runnable } from '../supervise.js';
 import { createKubeletClients } from './clients.js';
 import type { KubeletClients } from './clients.js';
@@ -182,17 +183,7 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
     ? createNodeRegistration({
         nodeName,
         nodeApi,
-        initialNode: async () => {
-          const node = initialNode({
-            nodeName,
-            nodeLabels: flags.nodeLabels,
-            registerWithTaints: config.registerWithTaints ?? [],
-            enableControllerAttachDetach: config.enableControllerAttachDetach,
-            ...(config.providerID !== undefined && config.providerID !== '' ? { providerID: config.providerID } : {}),
-          });
-          await kubelet.nodeStatus.setNodeStatus(node);
-          return node;
-        },
+        initialNode: () => buildLocalNode(nodeName, config, flags, kubelet.nodeStatus),
         clock,
         logger: nodeLogger,
         metrics,

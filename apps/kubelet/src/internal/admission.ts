@@ -1,0 +1,67 @@
+// Pod admission as upstream wires it in NewMainKubelet: eviction first (added elsewhere), then the
+// sysctl allowlist, then the predicates over the node as the kubelet sees it (getNodeAnyWay).
+import type { PodAdmitHandler as AdmissionHandler } from '@kubelet-ts/admission';
+import { createPredicateAdmitHandler, createSysctlAdmitHandler } from '@kubelet-ts/admission';
+import type { Node } from '@kubelet-ts/api';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
+import type { Runnable } from './supervise.js';
+
+/**
+ * The node admission weighs pods against (upstream getNodeAnyWay): the API's Node when the informer
+ * has it (labels and taints an administrator set count), else the node the kubelet builds itself
+ * (initialNode with every status setter), refreshed every nodeStatusUpdateFrequency.
+ */
+export interface AdmissionNode extends Runnable {
+  get(): Node | undefined;
+  /** Builds the local node now: awaited once before the pod sources start, so no pod meets "no node". */
+  refresh(): Promise<void>;
+}
+
+export interface AdmissionNodeOptions {
+  apiNode?: () => Node | undefined;
+  localNode: () => Promise<Node>;
+  refreshMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+export function createAdmissionNode(o: AdmissionNodeOptions): AdmissionNode {
+  let local: Node | undefined;
+  const refresh = async (): Promise<void> => {
+    try {
+      local = await o.localNode();
+    } catch (err) {
+      // The last node stays: admission keeps its view until the next refresh works.
+      o.logger.warn('Cannot build the node for pod admission, keeping the last one', { err: errorMessage(err) });
+    }
+  };
+  return {
+    get: () => o.apiNode?.() ?? local,
+    refresh,
+    async run(signal) {
+      while (!signal.aborted) {
+        await refresh();
+        try {
+          await o.clock.sleep(o.refreshMs, signal);
+        } catch {
+          return;
+        }
+      }
+    },
+  };
+}
+
+export interface AdmitHandlersOptions {
+  node: Pick<AdmissionNode, 'get'>;
+  allowedUnsafeSysctls: readonly string[];
+  logger: Logger;
+}
+
+/** The sysctl and predicate handlers, in upstream order; a bad allowlist throws (upstream does not start). */
+export function admitHandlers(o: AdmitHandlersOptions): AdmissionHandler[] {
+  return [
+    createSysctlAdmitHandler({ allowedUnsafeSysctls: o.allowedUnsafeSysctls, logger: o.logger }),
+    createPredicateAdmitHandler({ getNode: () => o.node.get(), logger: o.logger }),
+  ];
+}
