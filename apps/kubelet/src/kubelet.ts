@@ -46,7 +46,7 @@ import { podSourcesRunnable, staticPodSources } from './internal/sources.js';
 import { createKubeletStats } from './internal/stats.js';
 import { closeAll, supervise, until } from './internal/supervise.js';
 import type { Runnable, SuperviseOptions } from './internal/supervise.js';
-import { createKubeletVolumeManager, staticPodObjectReferences } from './internal/volumes.js';
+import { createKubeletVolumeManager, staticObjectSource, staticPodObjectReferences } from './internal/volumes.js';
 
 /** Who this node is: its name and IPs, primary first. */
 export interface NodeIdentity {
@@ -176,10 +176,14 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     clock,
     logger: volumeLogger,
   });
+  // ConfigMaps and Secrets: static pods' from --static-object-dir (kubelet-ts), API pods' watched in the cluster.
+  const staticObjects = staticObjectSource(flags.staticObjectDir, volumeLogger);
+  const objects = ctx.api !== undefined ? ctx.api.objects.source(staticObjects) : staticObjects;
   const volumes = createKubeletVolumeManager({
     rootDir: flags.rootDir,
     getNodeAllocatable: resources.allocatable,
-    staticObjectDir: flags.staticObjectDir,
+    objects,
+    tokens: ctx.api?.objects.tokens,
     syncFrequencyMs: durationMs(config.syncFrequency),
     csiDrivers,
     clock,
@@ -192,6 +196,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     getNodeAllocatable: resources.allocatable,
     getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
     volumes,
+    ...(objects !== undefined ? { configMapsAndSecrets: objects } : {}),
     resolvConf: config.resolvConf,
     clusterDNS: config.clusterDNS ?? [],
     clusterDomain: config.clusterDomain ?? '',
@@ -245,6 +250,7 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
     rootDir: flags.rootDir,
     volumes: agents.volumes,
     podCgroups: agents.containerManager.podCgroups,
+    ...(ctx.api !== undefined ? { objectRegistry: ctx.api.objects.registry } : {}),
     syncFrequencyMs: durationMs(config.syncFrequency),
     clock,
     logger: logger.child({ component: 'kubelet' }),
@@ -256,6 +262,10 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
   statusManager.onStatusChange((pod, status) => probes.updatePodStatus(pod, status), { everySync: true });
   probes.onResultChange((change) => lifecycle.handleProbeResult(change));
   lifecycle.onPodRemoved((uid) => probes.removePod(uid));
+  if (ctx.api !== undefined) {
+    const objects = ctx.api.objects;
+    lifecycle.onPodRemoved((uid) => objects.podRemoved(uid));
+  }
   // Upstream addHealthCheck("PLEG"): an unhealthy PLEG keeps the node NotReady.
   for (const check of lifecycle.healthCheckers)
     if (check.name === 'pleg') ctx.runtimeState.addHealthCheck({ name: 'PLEG', check: () => check.check() });

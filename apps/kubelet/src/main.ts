@@ -4,7 +4,7 @@
  */
 import { loadOptionsOrExit } from './internal/cli.js';
 import { createKubeletLogger } from './internal/logging.js';
-import { abortOnSignals, applyOomScoreAdj } from './internal/process.js';
+import { abortOnSignals, applyOomScoreAdj, unlessStopped } from './internal/process.js';
 import { buildKubelet, resolveNode, startupSummary } from './kubelet.js';
 
 const options = await loadOptionsOrExit(process.argv.slice(2));
@@ -16,7 +16,7 @@ logger.info('Starting kubelet-ts', startupSummary(options, node));
 const shutdown = abortOnSignals(logger);
 await applyOomScoreAdj(config.oomScoreAdj, logger);
 
-const kubelet = await buildKubelet(options, { logger, node, signal: shutdown.signal });
+const kubelet = await unlessStopped(buildKubelet(options, { logger, node, signal: shutdown.signal }), shutdown.signal, logger);
 await kubelet.run(shutdown.signal);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

@@ -27,6 +27,7 @@ export type {
   EvictPodRequest,
   KillPodCondition,
   PodAdmitHandler,
+  PodObjectRegistry,
   PodAdmitResult,
   PodCgroupsHook,
   PodOperation,

@@ -145,6 +145,33 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.pods.has(pod.metadata.uid)).toBe(false);
   });
 
+  it('tells the object registry of every added, updated and removed pod, before the pod syncs', async () => {
+    const calls: string[] = [];
+    let syncsAtRegister = -1;
+    const h = start({
+      objectRegistry: {
+        registerPod: (p) => {
+          calls.push(`register ${p.metadata.name} ${p.metadata.labels?.['version'] ?? ''}`.trim());
+          if (syncsAtRegister < 0) syncsAtRegister = h.runtime.callsOf('syncPod').length;
+        },
+        unregisterPod: (p) => calls.push(`unregister ${p.metadata.name}`),
+      },
+    });
+    const pod = makePod({ terminationGracePeriodSeconds: 1 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    await h.clock.advance(2_000);
+    expect(syncsAtRegister).toBe(0);
+    h.lifecycle.handlePodUpdate({
+      op: 'UPDATE',
+      source: 'file',
+      pods: [{ ...pod, metadata: { ...pod.metadata, labels: { version: '2' } } }],
+    });
+    await h.clock.advance(1_000);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+    await h.clock.advance(5_000);
+    expect(calls).toEqual([`register ${pod.metadata.name}`, `register ${pod.metadata.name} 2`, `unregister ${pod.metadata.name}`]);
+  });
+
   it('tells removal listeners once a removed pod is forgotten, and only then', async () => {
     const h = start();
     const pod = makePod({ terminationGracePeriodSeconds: 1 });

@@ -24,7 +24,15 @@ import { createGenericPleg } from './pleg.js';
 import type { PodLifecycleEventGenerator } from './pleg.js';
 import { createReasonCache } from './reason-cache.js';
 import type { ReadinessProvider, StartupProvider } from './status/generate.js';
-import type { EvictPodRequest, PodAdmitHandler, PodCgroupsHook, PodUpdate, ProbeResultUpdate, VolumeProvider } from './types.js';
+import type {
+  EvictPodRequest,
+  PodAdmitHandler,
+  PodCgroupsHook,
+  PodObjectRegistry,
+  PodUpdate,
+  ProbeResultUpdate,
+  VolumeProvider,
+} from './types.js';
 
 /** Upstream defaults: MaxPerPodContainer 1, MaxContainers -1, MinAge 0. */
 export const DEFAULT_GC_POLICY: ContainerGCPolicy = { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 };
@@ -72,6 +80,8 @@ export interface PodLifecycleOptions {
   podCgroups?: PodCgroupsHook;
   /** Admission (upstream admitHandlers), consulted in order before a new pod starts; more with `addPodAdmitHandler`. */
   admitHandlers?: readonly PodAdmitHandler[];
+  /** Told of every pod added, updated and removed (upstream secret/configMap managers' RegisterPod); none standalone. */
+  objectRegistry?: PodObjectRegistry;
 }
 
 /**
@@ -153,7 +163,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
   const cache = createPodStatusCache();
   const reasons = createReasonCache();
   const workQueue = createWorkQueue(clock);
-  const pods = createPodManager({ metrics });
+  const pods = createPodManager({ metrics, objectRegistry: options.objectRegistry });
   /** Pods the kubelet stopped itself (evicted or refused at admission): their terminal status, kept while known. */
   const stoppedByKubelet = new Map<string, EvictPodRequest>();
   const removedListeners = new Set<(uid: string) => void>();

@@ -46,6 +46,15 @@ export interface PodCgroupsHook {
   listPodUIDs?(): Promise<string[]>;
 }
 
+/**
+ * Upstream pod manager's secret and configMap managers: told of every pod the sources add, update
+ * and remove, so that the objects a pod names are watched before it syncs (API mode).
+ */
+export interface PodObjectRegistry {
+  registerPod(pod: Pod): void;
+  unregisterPod(pod: Pod): void;
+}
+
 /** Upstream lifecycle.PodAdmitResult: whether a new pod may start here, and why not. */
 export interface PodAdmitResult {
   admit: boolean;

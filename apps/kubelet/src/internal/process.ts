@@ -32,3 +32,25 @@ export function abortOnSignals(logger: Logger, signals: NodeJS.Signals[] = ['SIG
   }
   return controller;
 }
+
+/**
+ * Awaits a step of start-up that a signal can cut short (the TLS bootstrap waits for its CSR's
+ * approval): stopped by the signal, the process exits 0 with a log line instead of an unhandled
+ * rejection; any other failure propagates.
+ */
+export async function unlessStopped<T>(
+  step: Promise<T>,
+  signal: AbortSignal,
+  logger: Logger,
+  exit: (code: number) => never = process.exit,
+): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    logger.info('kubelet-ts stopped before it started', {
+      reason: signal.reason instanceof Error ? signal.reason.message : String(signal.reason),
+    });
+    return exit(0);
+  }
+}

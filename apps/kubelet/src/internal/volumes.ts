@@ -1,15 +1,17 @@
-import type { NodeResources } from '@kubelet-ts/api';
+import type { NodeResources, ObjectSource } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import type { StaticPodObjectReference } from '@kubelet-ts/pod-sources';
-import type { CsiDriverRegistry, VolumeManager } from '@kubelet-ts/volume-manager';
+import type { CsiDriverRegistry, TokenSource, VolumeManager } from '@kubelet-ts/volume-manager';
 import { createDirectoryObjectSource, createSystemMounter, createVolumeManager } from '@kubelet-ts/volume-manager';
 
 export interface KubeletVolumesOptions {
   rootDir: string;
   /** Node allocatable (resourceFieldRef limits a container does not set, memory-backed volume sizes), read at each use. */
   getNodeAllocatable: () => NodeResources;
-  /** kubelet-ts --static-object-dir: ConfigMap/Secret manifests for configMap/secret volumes (standalone mode). */
-  staticObjectDir?: string | undefined;
+  /** Where configMap/secret volumes and CSI secrets come from (`staticObjectSource`, or the cluster in API mode). */
+  objects?: ObjectSource | undefined;
+  /** Bound service account tokens for projected volumes (API mode). */
+  tokens?: TokenSource | undefined;
   /** syncFrequency: configMap/secret/downwardAPI/projected contents are re-synced at least this often. */
   syncFrequencyMs?: number;
   /** The CSI drivers registered through `<root-dir>/plugins_registry` (the plugin manager's CSIPlugin handler). */
@@ -29,10 +31,23 @@ export function staticPodObjectReferences(staticObjectDir: string | undefined): 
 }
 
 /**
- * The kubelet's volume manager in standalone mode: real mounts under `<root-dir>/pods`.
- * - configMap/secret volumes (and CSI nodePublishSecretRefs) read the manifests of
- *   `--static-object-dir` when set (invalid files are logged with file, field and reason and
- *   skipped); without it they fail with the library's "not found" reason. Contents are re-synced
+ * kubelet-ts --static-object-dir: ConfigMap/Secret manifests for static pods (invalid files are logged
+ * with file, field and reason and skipped); undefined without the flag.
+ */
+export function staticObjectSource(dir: string | undefined, logger: Logger): ObjectSource | undefined {
+  if (dir === undefined || dir === '') return undefined;
+  logger.info('ConfigMaps and Secrets for static pods come from the static object directory', { dir });
+  return createDirectoryObjectSource({
+    dir,
+    onInvalid: (err) => logger.error('Invalid object manifest in the static object directory; skipped', { err: err.message }),
+  });
+}
+
+/**
+ * The kubelet's volume manager: real mounts under `<root-dir>/pods`.
+ * - configMap/secret volumes (and CSI nodePublishSecretRefs) read `objects`: the cluster's in API
+ *   mode, `--static-object-dir` for static pods; without a source they fail with the library's
+ *   "not found" reason. Contents are re-synced
  *   atomically on every pod sync and by the reconciler every `syncFrequency`, as upstream.
  * - CSI drivers are looked up in `csiDrivers`, which the plugin manager fills from `<root-dir>/plugins_registry`.
  * Reconstructed volumes of pods no source has are torn down by the lifecycle's housekeeping
@@ -40,19 +55,11 @@ export function staticPodObjectReferences(staticObjectDir: string | undefined): 
  */
 export function createKubeletVolumeManager(options: KubeletVolumesOptions): VolumeManager {
   const { logger } = options;
-  const dir = options.staticObjectDir;
-  const sources =
-    dir !== undefined && dir !== ''
-      ? createDirectoryObjectSource({
-          dir,
-          onInvalid: (err) => logger.error('Invalid object manifest in the static object directory; skipped', { err: err.message }),
-        })
-      : undefined;
-  if (sources !== undefined) logger.info('ConfigMaps and Secrets for static pods come from the static object directory', { dir });
   return createVolumeManager({
     rootDir: options.rootDir,
     mounter: createSystemMounter(),
-    ...(sources !== undefined ? { sources } : {}),
+    ...(options.objects !== undefined ? { sources: options.objects } : {}),
+    ...(options.tokens !== undefined ? { tokenSource: options.tokens } : {}),
     csiDrivers: options.csiDrivers,
     getNodeAllocatable: options.getNodeAllocatable,
     ...(options.syncFrequencyMs !== undefined ? { resyncPeriodMs: options.syncFrequencyMs } : {}),

@@ -62,6 +62,8 @@ export interface ApiPod {
   spec: Record<string, unknown>;
   status?: {
     phase?: string;
+    reason?: string;
+    message?: string;
     podIP?: string;
     conditions?: Array<{ type: string; status: string; reason?: string }>;
     containerStatuses?: ApiContainerStatus[];
@@ -230,6 +232,8 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
       }
       cri.close();
       removeCgroupHierarchy(cgroupRoot);
+      // Volumes stay mounted when the kubelet stops (as upstream): secret tmpfs, bind mounts.
+      await unmountAllUnder(base);
       await fs.rm(base, { recursive: true, force: true });
     },
   };

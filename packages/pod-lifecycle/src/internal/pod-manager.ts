@@ -1,6 +1,7 @@
 import type { Pod } from '@kubelet-ts/api';
 import { isStaticPod } from '@kubelet-ts/api';
 import type { Metrics } from '@kubelet-ts/common';
+import type { PodObjectRegistry } from '../types.js';
 
 /**
  * Upstream pod.Manager, as far as standalone mode needs it: the pods the sources want on this
@@ -16,7 +17,8 @@ export interface PodManager {
   removePod(uid: string): void;
 }
 
-export function createPodManager(options: { metrics: Metrics }): PodManager {
+export function createPodManager(options: { metrics: Metrics; objectRegistry?: PodObjectRegistry | undefined }): PodManager {
+  const registry = options.objectRegistry;
   const pods = new Map<string, Pod>();
   // Upstream kubelet_desired_pods: how many pods the sources want here, static or from the API.
   const desired = options.metrics.gauge<'static'>({
@@ -34,12 +36,15 @@ export function createPodManager(options: { metrics: Metrics }): PodManager {
       if (old !== undefined) count(old, -1);
       pods.set(pod.metadata.uid, pod);
       count(pod, 1);
+      // Upstream AddPod/UpdatePod: the objects the pod names are watched before it syncs.
+      registry?.registerPod(pod);
     },
     removePod(uid) {
       const old = pods.get(uid);
       if (old === undefined) return;
       pods.delete(uid);
       count(old, -1);
+      registry?.unregisterPod(old);
     },
   };
 }

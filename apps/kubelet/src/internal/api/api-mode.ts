@@ -27,6 +27,8 @@ import { createKubeletClients } from './clients.js';
 import type { KubeletClients } from './clients.js';
 import { resolveCredentials } from './credentials.js';
 import type { Credentials } from './credentials.js';
+import { createClusterObjects } from './objects.js';
+import type { ClusterObjects } from './objects.js';
 
 export interface ApiModeOptions {
   config: KubeletConfiguration;
@@ -50,6 +52,8 @@ export interface ApiMode {
   statusSink: ApiStatusSink;
   /** The node as the informer has it (undefined before it is registered). */
   getNode(): Node | undefined;
+  /** ConfigMaps, Secrets and service account tokens for the pods (volumes, env), by pod registration. */
+  objects: ClusterObjects;
   /** Binds the kubelet built after this, and returns what then runs. */
   start(kubelet: ApiModeKubelet): ApiModeRunnables;
   close(): Promise<void>;
@@ -145,10 +149,18 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     logger: logger.child({ component: 'status' }),
     metrics,
   });
+  const objects = createClusterObjects({
+    client: clients.main,
+    syncFrequencyMs: durationMs(config.syncFrequency),
+    clock,
+    logger,
+    signal: options.signal,
+  });
   return {
     recorder,
     podSource,
     statusSink,
+    objects,
     getNode: () => nodeInformer.get(nodeName),
     start(k) {
       kubelet = k;
