@@ -38,6 +38,7 @@ import { nodeResourceGetters } from './internal/node-resources.js';
 import type { NodeResourceGetters } from './internal/node-resources.js';
 import { buildLocalNode, createKubeletNodeStatus } from './internal/node-status.js';
 import { createKubeletPluginManager } from './internal/plugins.js';
+import { createPullCredentials } from './internal/pull-credentials.js';
 import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
 import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
 import { createKubeletServers } from './internal/servers.js';
@@ -210,8 +211,18 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     clock,
     logger: logger.child({ component: 'prober' }),
   });
+  // Pull credentials (credential-provider): imagePullSecrets (API mode), the node's docker config, exec plugins.
+  const getPullCredentials = await createPullCredentials({
+    rootDir: flags.rootDir,
+    providerConfig: flags.imageCredentialProviderConfig,
+    providerBinDir: flags.imageCredentialProviderBinDir,
+    secrets: objects,
+    clock,
+    logger: logger.child({ component: 'credentials' }),
+  });
   const runtime = createRuntimeManager({
     probeResults: probes.probeResults,
+    getPullCredentials,
     runtimeService: cri.runtime,
     imageService: cri.image,
     helper,

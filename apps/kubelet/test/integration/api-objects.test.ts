@@ -24,6 +24,11 @@ interface PodObj {
     containerStatuses?: Array<{ state?: { waiting?: { reason?: string; message?: string }; running?: unknown } }>;
   };
 }
+interface EventObj {
+  reason: string;
+  message: string;
+  involvedObject: { name: string };
+}
 
 let kubelet: KubeletUnderTest;
 let out: string;
@@ -183,4 +188,44 @@ it('the kube-api-access volume holds a token bound to the pod that the API serve
     'kubernetes.io'?: { namespace?: string; pod?: { name?: string }; serviceaccount?: { name?: string } };
   };
   expect(claims['kubernetes.io']).toMatchObject({ namespace: ns, pod: { name: 'token' }, serviceaccount: { name: 'default' } });
+}, 240_000);
+
+it('a pod pulls from the authenticated registry with its imagePullSecret; wrong credentials give ErrImagePull, then ImagePullBackOff', async () => {
+  const registry = process.env['KUBELET_TS_AUTH_REGISTRY'] ?? '';
+  const user = process.env['KUBELET_TS_REGISTRY_USER'] ?? '';
+  const password = process.env['KUBELET_TS_REGISTRY_PASSWORD'] ?? '';
+  expect(registry).not.toBe('');
+  const secret = (name: string, pw: string): Promise<string> =>
+    kubectl(
+      'create',
+      'secret',
+      'docker-registry',
+      '-n',
+      ns,
+      name,
+      `--docker-server=${registry}`,
+      `--docker-username=${user}`,
+      `--docker-password=${pw}`,
+    );
+  await secret('registry-good', password);
+  await secret('registry-bad', 'not-the-password');
+  // Always: the image may already be on the node; the pull (and its credentials) must happen.
+  const privateImage = { image: `${registry}/kubelet-ts/busybox:private`, imagePullPolicy: 'Always' };
+  await kubectl.apply(
+    podOn('private', 'sleep 3600', { containers: privateImage, spec: { imagePullSecrets: [{ name: 'registry-good' }] } }),
+  );
+  await kubectl.apply(podOn('denied', 'sleep 3600', { containers: privateImage, spec: { imagePullSecrets: [{ name: 'registry-bad' }] } }));
+  await eventually('the private pod Running', async () => (await pod('private'))?.status?.phase === 'Running', 90_000, 500);
+  await eventually(
+    'the denied pod in ImagePullBackOff',
+    async () => (await pod('denied'))?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff',
+    90_000,
+    500,
+  );
+  const events = (await kubectl.json<{ items: EventObj[] }>('get', 'events', '-n', ns)).items.filter(
+    (e) => e.involvedObject.name === 'denied',
+  );
+  expect(events.map((e) => `${e.reason}: ${e.message}`)).toEqual(
+    expect.arrayContaining(['Failed: Error: ErrImagePull', 'Failed: Error: ImagePullBackOff']),
+  );
 }, 240_000);
