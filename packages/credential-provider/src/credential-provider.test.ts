@@ -15,7 +15,10 @@ const staticProvider = (entries: Record<string, string>): DockerConfigProvider &
   const images: string[] = [];
   return { images, provide: (image) => (images.push(image), Promise.resolve(config(entries))) };
 };
-const plugin = (name: string, entries: Record<string, string>): CredentialProviderPlugin => ({ name, provide: () => Promise.resolve(config(entries)) });
+const plugin = (name: string, entries: Record<string, string>): CredentialProviderPlugin => ({
+  name,
+  provide: () => Promise.resolve(config(entries)),
+});
 
 describe('createCredentialProvider', () => {
   it('tries the pod secrets first, then the node docker config, then the plugins (upstream order)', async () => {
@@ -24,7 +27,10 @@ describe('createCredentialProvider', () => {
       nodeDockerConfig: node,
       plugins: [plugin('ecr', { 'registry.io': 'plugin-a' }), plugin('gcr', { 'registry.io/team': 'plugin-b' })],
     });
-    const secrets = [dockerConfigJsonSecret('one', { 'registry.io': { username: 'secret-1', password: 'x' } }), dockerConfigJsonSecret('two', { 'registry.io/team': { username: 'secret-2', password: 'y' } })];
+    const secrets = [
+      dockerConfigJsonSecret('one', { 'registry.io': { username: 'secret-1', password: 'x' } }),
+      dockerConfigJsonSecret('two', { 'registry.io/team': { username: 'secret-2', password: 'y' } }),
+    ];
     const found = await provider.lookup('registry.io/team/app:v1', secrets);
     expect(found.credentials.map((c) => [c.auth.username, c.source.kind])).toEqual([
       ['secret-2', 'secret'], // the more specific key of the secrets keyring first
@@ -45,14 +51,24 @@ describe('createCredentialProvider', () => {
 
   it('returns no credentials (an anonymous pull) when nothing matches', async () => {
     const provider = createCredentialProvider({ nodeDockerConfig: staticProvider({ 'other.io': 'node' }) });
-    expect(await provider.credentialsFor('registry.io/app', [dockerConfigJsonSecret('s', { 'quay.io': { username: 'u', password: 'p' } })])).toEqual([]);
+    expect(
+      await provider.credentialsFor('registry.io/app', [dockerConfigJsonSecret('s', { 'quay.io': { username: 'u', password: 'p' } })]),
+    ).toEqual([]);
   });
 
   it('skips a pull secret that does not decode, names it, and still uses the pod’s other secrets', async () => {
     const logger = new RecordingLogger();
     const provider = createCredentialProvider({ nodeDockerConfig: null, logger });
-    const badBase64: PullSecret = { metadata: { namespace: 'shop', name: 'bad-base64' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': 'not base64!' } };
-    const badJson: PullSecret = { metadata: { namespace: 'shop', name: 'bad-json' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{"auths": ') } };
+    const badBase64: PullSecret = {
+      metadata: { namespace: 'shop', name: 'bad-base64' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': 'not base64!' },
+    };
+    const badJson: PullSecret = {
+      metadata: { namespace: 'shop', name: 'bad-json' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': b64('{"auths": ') },
+    };
     const badAuth: PullSecret = {
       metadata: { namespace: 'shop', name: 'bad-auth' },
       type: 'kubernetes.io/dockercfg',
@@ -67,7 +83,11 @@ describe('createCredentialProvider', () => {
       ['INVALID_SECRET', 'pull secret "shop/bad-json": .dockerconfigjson: not valid JSON'],
       ['INVALID_SECRET', 'pull secret "shop/bad-auth": .dockercfg: ["registry.io"].auth: illegal base64 data at input byte 0'],
     ]);
-    expect(logger.find('Skipping an image pull secret').map((r) => r.fields['secret'])).toEqual(['shop/bad-base64', 'shop/bad-json', 'shop/bad-auth']);
+    expect(logger.find('Skipping an image pull secret').map((r) => r.fields['secret'])).toEqual([
+      'shop/bad-base64',
+      'shop/bad-json',
+      'shop/bad-auth',
+    ]);
   });
 });
 
@@ -90,14 +110,19 @@ describe('dockerConfigFromSecret (upstream secrets.MakeDockerKeyring)', () => {
   it('ignores other secret types, a missing or empty key, and a key that does not fit the type', () => {
     const json = b64('{"auths": {}}');
     expect(dockerConfigFromSecret({ name: 'opaque', type: 'Opaque', data: { '.dockerconfigjson': json } })).toBeUndefined();
-    expect(dockerConfigFromSecret({ name: 'empty', type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': '' } })).toBeUndefined();
+    expect(
+      dockerConfigFromSecret({ name: 'empty', type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': '' } }),
+    ).toBeUndefined();
     expect(dockerConfigFromSecret({ name: 'none', type: 'kubernetes.io/dockerconfigjson', data: null })).toBeUndefined();
     expect(dockerConfigFromSecret({ name: 'mixed', type: 'kubernetes.io/dockercfg', data: { '.dockerconfigjson': json } })).toBeUndefined();
   });
 
   it('rejects a secret object of the wrong shape, naming it', () => {
     expect(() => dockerConfigFromSecret({ name: 's', type: 'kubernetes.io/dockercfg', data: { '.dockercfg': 7 } } as never)).toThrow(
-      expect.objectContaining({ code: 'INVALID_SECRET', message: expect.stringContaining('pull secret "s": data..dockercfg') }) as CredentialProviderError,
+      expect.objectContaining({
+        code: 'INVALID_SECRET',
+        message: expect.stringContaining('pull secret "s": data..dockercfg'),
+      }) as CredentialProviderError,
     );
   });
 });

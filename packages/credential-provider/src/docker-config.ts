@@ -69,7 +69,8 @@ function stringField(object: Record<string, unknown>, name: string, path: string
 
 function decodeEntry(value: unknown, path: string): DockerConfigEntry {
   if (value === null) return { username: '', password: '', email: '' };
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${path}: cannot unmarshal ${typeName(value)} into a docker config entry`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${path}: cannot unmarshal ${typeName(value)} into a docker config entry`);
   const object = value as Record<string, unknown>;
   const entry = {
     username: stringField(object, 'username', path),
@@ -88,7 +89,8 @@ function decodeEntry(value: unknown, path: string): DockerConfigEntry {
 function decodeEntries(value: unknown, path: string): DockerConfig {
   const config = new Map<string, DockerConfigEntry>();
   if (value === null || value === undefined) return config;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new Error(`${path || 'document'}: cannot unmarshal ${typeName(value)} into a map of registries`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${path || 'document'}: cannot unmarshal ${typeName(value)} into a map of registries`);
   for (const [registry, entry] of Object.entries(value)) config.set(registry, decodeEntry(entry, `${path}[${JSON.stringify(registry)}]`));
   return config;
 }
@@ -118,7 +120,8 @@ export function parseDockerConfigJson(content: string | Uint8Array, source = 'co
   try {
     const document = parseJson(content);
     if (document === null) return new Map();
-    if (typeof document !== 'object' || Array.isArray(document)) throw new Error(`cannot unmarshal ${typeName(document)} into a docker config.json`);
+    if (typeof document !== 'object' || Array.isArray(document))
+      throw new Error(`cannot unmarshal ${typeName(document)} into a docker config.json`);
     return decodeEntries(field(document as Record<string, unknown>, 'auths'), 'auths');
   } catch (err) {
     throw invalid(err, source);

@@ -72,7 +72,14 @@ describe('exec plugins for real (createExecPluginRunner + loadCredentialProvider
     writeFileSync(join(binDir, 'stuck'), `#!${process.execPath}\nsetInterval(() => undefined, 1000);\n`);
     chmodSync(join(binDir, 'stuck'), 0o755);
     const controller = new AbortController();
-    const run = createExecPluginRunner().run({ name: 'stuck', command: join(binDir, 'stuck'), args: [], env: {}, stdin: '{}', signal: controller.signal });
+    const run = createExecPluginRunner().run({
+      name: 'stuck',
+      command: join(binDir, 'stuck'),
+      args: [],
+      env: {},
+      stdin: '{}',
+      signal: controller.signal,
+    });
     controller.abort(new Error('context deadline exceeded'));
     await expect(run).rejects.toThrow('context deadline exceeded');
   });
@@ -83,7 +90,10 @@ describe('exec plugins for real (createExecPluginRunner + loadCredentialProvider
       `plugin binary directory ${join(dir, 'nope')} did not exist`,
     );
     await expect(loadCredentialProviderPlugins({ configPath: config, binDir })).rejects.toThrow(
-      expect.objectContaining({ code: 'PLUGIN_NOT_FOUND', message: `plugin binary executable ${join(binDir, 'missing')} did not exist` }) as CredentialProviderError,
+      expect.objectContaining({
+        code: 'PLUGIN_NOT_FOUND',
+        message: `plugin binary executable ${join(binDir, 'missing')} did not exist`,
+      }) as CredentialProviderError,
     );
     await expect(loadCredentialProviderPlugins({ configPath: writeConfig([]), binDir })).rejects.toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }) as CredentialProviderError,

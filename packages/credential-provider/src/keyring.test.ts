@@ -2,14 +2,21 @@ import { RecordingLogger } from '@kubelet-ts/common/testing';
 import type { DockerConfig } from './docker-config.js';
 import { createDockerKeyring } from './keyring.js';
 
-const entry = (username: string): { username: string; password: string; email: string } => ({ username, password: `${username}-pw`, email: '' });
+const entry = (username: string): { username: string; password: string; email: string } => ({
+  username,
+  password: `${username}-pw`,
+  email: '',
+});
 const config = (entries: Record<string, string>): DockerConfig => new Map(Object.entries(entries).map(([key, user]) => [key, entry(user)]));
-const users = (keyring: ReturnType<typeof createDockerKeyring>, image: string): string[] => keyring.lookup(image).map((c) => c.auth.username ?? '');
+const users = (keyring: ReturnType<typeof createDockerKeyring>, image: string): string[] =>
+  keyring.lookup(image).map((c) => c.auth.username ?? '');
 
 describe('createDockerKeyring (upstream BasicDockerKeyring)', () => {
   it('orders matches most specific key first (reverse byte order), whatever the order they were added in', () => {
     const keyring = createDockerKeyring();
-    keyring.add(config({ '*.quay.io': 'wild', 'quay.io': 'host', 'https://quay.io/team': 'team', 'quay.io/team/app': 'app' }), { kind: 'node' });
+    keyring.add(config({ '*.quay.io': 'wild', 'quay.io': 'host', 'https://quay.io/team': 'team', 'quay.io/team/app': 'app' }), {
+      kind: 'node',
+    });
     expect(users(keyring, 'quay.io/team/app:v1')).toEqual(['app', 'team', 'host']);
     expect(users(keyring, 'cdn.quay.io/team/app')).toEqual(['wild']);
   });
@@ -55,6 +62,9 @@ describe('createDockerKeyring (upstream BasicDockerKeyring)', () => {
     const keyring = createDockerKeyring({ logger });
     keyring.add(config({ 'registry.io:port': 'bad', 'registry.io': 'good' }), { kind: 'node' });
     expect(users(keyring, 'registry.io/app')).toEqual(['good']);
-    expect(logger.find('Entry in dockercfg invalid')[0]?.fields).toMatchObject({ entry: 'registry.io:port', err: expect.stringContaining('invalid port') });
+    expect(logger.find('Entry in dockercfg invalid')[0]?.fields).toMatchObject({
+      entry: 'registry.io:port',
+      err: expect.stringContaining('invalid port'),
+    });
   });
 });

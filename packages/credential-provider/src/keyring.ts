@@ -7,9 +7,7 @@ import { isDefaultRegistryMatch, repositoryToPull, urlsMatch } from './url-match
 
 /** Where a credential came from: a pod's pull secret, the node's docker config, or a plugin. */
 export type CredentialSource =
-  | { kind: 'secret'; namespace: string; name: string; uid?: string }
-  | { kind: 'node' }
-  | { kind: 'plugin'; name: string };
+  { kind: 'secret'; namespace: string; name: string; uid?: string } | { kind: 'node' } | { kind: 'plugin'; name: string };
 
 /** A credential and its source (upstream TrackedAuthConfig). */
 export interface TrackedAuthConfig {

@@ -11,7 +11,9 @@ function fakeFiles(files: Record<string, string>): { read: (path: string) => Pro
     read: (path) => {
       reads.push(path);
       const content = files[path];
-      return content === undefined ? Promise.reject(Object.assign(new Error('ENOENT'), { code: 'ENOENT' })) : Promise.resolve(Buffer.from(content));
+      return content === undefined
+        ? Promise.reject(Object.assign(new Error('ENOENT'), { code: 'ENOENT' }))
+        : Promise.resolve(Buffer.from(content));
     },
   };
 }

@@ -32,7 +32,9 @@ export interface NodeDockerConfigOptions {
  * working dir, `$HOME/.docker` and `/.docker`; only when none holds a valid one, `.dockercfg` in
  * the root dir, the working dir, `$HOME` and `/`.
  */
-export function nodeDockerConfigPaths(options: Pick<NodeDockerConfigOptions, 'rootDirectory' | 'workingDirectory' | 'homeDirectory'> = {}): {
+export function nodeDockerConfigPaths(
+  options: Pick<NodeDockerConfigOptions, 'rootDirectory' | 'workingDirectory' | 'homeDirectory'> = {},
+): {
   configJson: string[];
   dockercfg: string[];
 } {
@@ -59,13 +61,17 @@ export function createNodeDockerConfigProvider(options: NodeDockerConfigOptions 
   const paths = nodeDockerConfigPaths(options);
   let cached: { config: Promise<DockerConfig>; expiresAt: number } | undefined;
 
-  const first = async (files: readonly string[], parse: (content: Uint8Array, source: string) => DockerConfig): Promise<DockerConfig | undefined> => {
+  const first = async (
+    files: readonly string[],
+    parse: (content: Uint8Array, source: string) => DockerConfig,
+  ): Promise<DockerConfig | undefined> => {
     for (const file of files) {
       let content: Uint8Array;
       try {
         content = await read(file);
       } catch (err) {
-        if ((err as { code?: unknown }).code !== 'ENOENT') logger.debug('Unable to read docker config file', { path: file, err: errorMessage(err) });
+        if ((err as { code?: unknown }).code !== 'ENOENT')
+          logger.debug('Unable to read docker config file', { path: file, err: errorMessage(err) });
         continue;
       }
       try {

@@ -61,7 +61,14 @@ providers:
       const json = JSON.stringify({
         apiVersion: `kubelet.config.k8s.io/${version}`,
         kind: 'CredentialProviderConfig',
-        providers: [{ name: 'p', matchImages: ['registry.io'], defaultCacheDuration: '0s', apiVersion: `credentialprovider.kubelet.k8s.io/${version}` }],
+        providers: [
+          {
+            name: 'p',
+            matchImages: ['registry.io'],
+            defaultCacheDuration: '0s',
+            apiVersion: `credentialprovider.kubelet.k8s.io/${version}`,
+          },
+        ],
       });
       expect(parseCredentialProviderConfig(json, FILE).providers[0]).toMatchObject({ defaultCacheDurationMs: 0, args: [], env: [] });
     }
@@ -104,9 +111,11 @@ providers:
   });
 
   it('decodes strictly: unknown fields, wrong types, bad durations, kind and version are errors', () => {
-    expect(issuesOf(provider('{name: p, matchImages: [r.io], defaultCacheDuration: 1m, apiVersion: credentialprovider.kubelet.k8s.io/v1, argz: [x]}'))).toEqual([
-      'providers[0].argz: strict decoding error: unknown field',
-    ]);
+    expect(
+      issuesOf(
+        provider('{name: p, matchImages: [r.io], defaultCacheDuration: 1m, apiVersion: credentialprovider.kubelet.k8s.io/v1, argz: [x]}'),
+      ),
+    ).toEqual(['providers[0].argz: strict decoding error: unknown field']);
     expect(issuesOf(provider('{name: 7, matchImages: r.io, defaultCacheDuration: 1x}'))).toEqual([
       'providers[0].name: cannot decode number as string',
       'providers[0].matchImages: cannot decode string as array',
@@ -115,7 +124,9 @@ providers:
     expect(issuesOf('kind: CredentialProviderConfig\napiVersion: kubelet.config.k8s.io/v2\n')).toEqual([
       'apiVersion: no kind "CredentialProviderConfig" is registered for version "kubelet.config.k8s.io/v2"',
     ]);
-    expect(issuesOf('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n')).toEqual(['kind: failed to decode "KubeletConfiguration" (wrong Kind)']);
+    expect(issuesOf('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n')).toEqual([
+      'kind: failed to decode "KubeletConfiguration" (wrong Kind)',
+    ]);
     expect(issuesOf('apiVersion: kubelet.config.k8s.io/v1\n')).toEqual(["kind: Object 'Kind' is missing"]);
     expect(issuesOf('kind: a\nkind: b\n')[0]).toMatch(/^invalid YAML\/JSON: /);
   });

@@ -97,24 +97,32 @@ function validate(providers: readonly ParsedProvider[]): Array<{ path: string; r
     if (provider.apiVersion === '') issues.push({ path: at('apiVersion'), reason: required() });
     else if (!(CREDENTIAL_PROVIDER_API_VERSIONS as readonly string[]).includes(provider.apiVersion)) {
       const supported = CREDENTIAL_PROVIDER_API_VERSIONS.map((v) => JSON.stringify(v)).join(', ');
-      issues.push({ path: at('apiVersion'), reason: `Unsupported value: ${JSON.stringify(provider.apiVersion)}: supported values: ${supported}` });
+      issues.push({
+        path: at('apiVersion'),
+        reason: `Unsupported value: ${JSON.stringify(provider.apiVersion)}: supported values: ${supported}`,
+      });
     }
     const matchImages = provider.matchImages ?? [];
     if (matchImages.length === 0) issues.push({ path: at('matchImages'), reason: required('at least 1 item in matchImages is required') });
     for (const matchImage of matchImages) {
       const parsed = parseSchemelessUrl(matchImage);
-      if ('error' in parsed) issues.push({ path: at('matchImages'), reason: invalid(matchImage, `match image is invalid: ${parsed.error}`) });
+      if ('error' in parsed)
+        issues.push({ path: at('matchImages'), reason: invalid(matchImage, `match image is invalid: ${parsed.error}`) });
     }
     if (provider.defaultCacheDuration === undefined || provider.defaultCacheDuration === null) {
       issues.push({ path: at('defaultCacheDuration'), reason: required() });
     } else if (parseGoDuration(provider.defaultCacheDuration) < 0) {
-      issues.push({ path: at('defaultCacheDuration'), reason: invalid(provider.defaultCacheDuration, 'must be greater than or equal to 0') });
+      issues.push({
+        path: at('defaultCacheDuration'),
+        reason: invalid(provider.defaultCacheDuration, 'must be greater than or equal to 0'),
+      });
     }
     if (provider.tokenAttributes !== undefined && provider.tokenAttributes !== null) {
       // kubelet-ts runs plugins without service account tokens: as upstream with the feature gate off.
       issues.push({
         path: at('tokenAttributes'),
-        reason: 'Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled',
+        reason:
+          'Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled',
       });
     }
   });
@@ -140,13 +148,17 @@ export function parseCredentialProviderConfig(text: string, source: string): Cre
     throw decodeError(document.errors.map((e) => ({ path: '', reason: `invalid YAML/JSON: ${e.message.split('\n')[0] ?? e.message}` })));
   }
   const raw: unknown = document.toJS();
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw decodeError([{ path: '', reason: 'not a CredentialProviderConfig object' }]);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw decodeError([{ path: '', reason: 'not a CredentialProviderConfig object' }]);
   const { apiVersion, kind } = raw as { apiVersion?: unknown; kind?: unknown };
   if (typeof kind !== 'string' || kind === '') throw decodeError([{ path: 'kind', reason: "Object 'Kind' is missing" }]);
   if (typeof apiVersion !== 'string' || !(CREDENTIAL_PROVIDER_CONFIG_API_VERSIONS as readonly string[]).includes(apiVersion)) {
-    throw decodeError([{ path: 'apiVersion', reason: `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion ?? '')}` }]);
+    throw decodeError([
+      { path: 'apiVersion', reason: `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion ?? '')}` },
+    ]);
   }
-  if (kind !== CREDENTIAL_PROVIDER_CONFIG_KIND) throw decodeError([{ path: 'kind', reason: `failed to decode ${JSON.stringify(kind)} (wrong Kind)` }]);
+  if (kind !== CREDENTIAL_PROVIDER_CONFIG_KIND)
+    throw decodeError([{ path: 'kind', reason: `failed to decode ${JSON.stringify(kind)} (wrong Kind)` }]);
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw decodeError(zodIssues(parsed.error));
   const providers = parsed.data.providers ?? [];

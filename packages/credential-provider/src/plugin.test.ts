@@ -165,10 +165,22 @@ describe('exec credential provider plugin (upstream pluginProvider)', () => {
 
   it.each([
     ['not JSON', 'Bearer abc', /^error reading GVK from response: /],
-    ['another apiVersion', JSON.stringify(response({ apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1' })), /did not match expected apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1, actual apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1beta1$/],
+    [
+      'another apiVersion',
+      JSON.stringify(response({ apiVersion: 'credentialprovider.kubelet.k8s.io/v1beta1' })),
+      /did not match expected apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1, actual apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1beta1$/,
+    ],
     ['an unknown field', JSON.stringify(response({ token: 'secret' })), /^error decoding credential provider plugin response from stdout$/],
-    ['another kind', JSON.stringify(response({ kind: 'CredentialProviderRequest' })), /^error decoding credential provider plugin response from stdout$/],
-    ['a bad cacheDuration', JSON.stringify(response({ cacheDuration: 'soon' })), /^error decoding credential provider plugin response from stdout$/],
+    [
+      'another kind',
+      JSON.stringify(response({ kind: 'CredentialProviderRequest' })),
+      /^error decoding credential provider plugin response from stdout$/,
+    ],
+    [
+      'a bad cacheDuration',
+      JSON.stringify(response({ cacheDuration: 'soon' })),
+      /^error decoding credential provider plugin response from stdout$/,
+    ],
   ])('gives no credentials for output that is %s', async (_what, stdout, message) => {
     const { runner, plugin, logger } = setup();
     runner.reply = () => ({ stdout });

@@ -189,7 +189,8 @@ export function createCredentialProviderPlugin(options: CredentialProviderPlugin
     }
     const parsed = ResponseSchema.safeParse(document);
     // Not zod's issues: they may quote the response, which holds credentials.
-    if (!parsed.success) throw new CredentialProviderError('INVALID_PLUGIN_RESPONSE', 'error decoding credential provider plugin response from stdout');
+    if (!parsed.success)
+      throw new CredentialProviderError('INVALID_PLUGIN_RESPONSE', 'error decoding credential provider plugin response from stdout');
     return parsed.data;
   };
 
@@ -214,7 +215,9 @@ export function createCredentialProviderPlugin(options: CredentialProviderPlugin
       config.set(matchImage, { username: auth?.username ?? '', password: auth?.password ?? '', email: '' });
     }
     const durationMs =
-      response.cacheDuration === undefined || response.cacheDuration === null ? spec.defaultCacheDurationMs : parseGoDuration(response.cacheDuration);
+      response.cacheDuration === undefined || response.cacheDuration === null
+        ? spec.defaultCacheDurationMs
+        : parseGoDuration(response.cacheDuration);
     if (durationMs > 0) cache.set(key, { config, expiresAt: clock.now() + durationMs });
     return config;
   };

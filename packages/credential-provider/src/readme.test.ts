@@ -33,7 +33,10 @@ describe('README', () => {
         '    apiVersion: credentialprovider.kubelet.k8s.io/v1',
       ].join('\n'),
     );
-    writeFileSync(join(rootDir, 'config.json'), JSON.stringify({ auths: { 'registry.io': { auth: Buffer.from('node:pw').toString('base64') } } }));
+    writeFileSync(
+      join(rootDir, 'config.json'),
+      JSON.stringify({ auths: { 'registry.io': { auth: Buffer.from('node:pw').toString('base64') } } }),
+    );
     const runner = new FakePluginRunner().respondWith({
       kind: 'CredentialProviderResponse',
       apiVersion: 'credentialprovider.kubelet.k8s.io/v1',

@@ -34,8 +34,11 @@ export async function loadCredentialProviderPlugins(options: LoadCredentialProvi
   try {
     await stat(options.binDir);
   } catch (err) {
-    if (isNotFound(err)) throw new CredentialProviderError('PLUGIN_NOT_FOUND', `plugin binary directory ${options.binDir} did not exist`, { cause: err });
-    throw new CredentialProviderError('PLUGIN_NOT_FOUND', `error inspecting binary directory ${options.binDir}: ${errorMessage(err)}`, { cause: err });
+    if (isNotFound(err))
+      throw new CredentialProviderError('PLUGIN_NOT_FOUND', `plugin binary directory ${options.binDir} did not exist`, { cause: err });
+    throw new CredentialProviderError('PLUGIN_NOT_FOUND', `error inspecting binary directory ${options.binDir}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   const config = await loadCredentialProviderConfig(options.configPath);
   const runner = options.runner ?? createExecPluginRunner();
@@ -47,8 +50,11 @@ export async function loadCredentialProviderPlugins(options: LoadCredentialProvi
       if (!(await stat(binary)).isFile()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
       await access(binary, constants.X_OK);
     } catch (err) {
-      if (isNotFound(err)) throw new CredentialProviderError('PLUGIN_NOT_FOUND', `plugin binary executable ${binary} did not exist`, { cause: err });
-      throw new CredentialProviderError('PLUGIN_NOT_FOUND', `error inspecting binary executable ${binary}: ${errorMessage(err)}`, { cause: err });
+      if (isNotFound(err))
+        throw new CredentialProviderError('PLUGIN_NOT_FOUND', `plugin binary executable ${binary} did not exist`, { cause: err });
+      throw new CredentialProviderError('PLUGIN_NOT_FOUND', `error inspecting binary executable ${binary}: ${errorMessage(err)}`, {
+        cause: err,
+      });
     }
     plugins.push(
       createCredentialProviderPlugin({

@@ -22,7 +22,10 @@ const PullSecretSchema = z.looseObject({
   name: z.string().optional(),
   namespace: z.string().optional(),
   type: z.string().optional(),
-  data: z.record(z.string(), z.union([z.string(), z.instanceof(Uint8Array)])).nullable().optional(),
+  data: z
+    .record(z.string(), z.union([z.string(), z.instanceof(Uint8Array)]))
+    .nullable()
+    .optional(),
 });
 
 /** `namespace/name` of a pull secret, for messages. */

@@ -235,9 +235,13 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       } catch (err) {
         // As upstream when the keyring cannot be built: the pull fails before it starts (no event, no back-off).
         log.warn('Failed to get image pull credentials', { err: errorMessage(err) });
-        throw new RuntimeManagerError('ERR_IMAGE_PULL', `Failed to get pull credentials for image "${container.image}": ${errorMessage(err)}`, {
-          cause: err,
-        });
+        throw new RuntimeManagerError(
+          'ERR_IMAGE_PULL',
+          `Failed to get pull credentials for image "${container.image}": ${errorMessage(err)}`,
+          {
+            cause: err,
+          },
+        );
       }
       record(EventType.Normal, EventReason.PullingImage, `Pulling image "${container.image}"`);
       const startedAt = clock.now();

@@ -177,7 +177,9 @@ function matchTokens(tokens: readonly GlobToken[], t: number, name: readonly str
     if (token.kind === 'literal' && token.char !== c) return false;
     if (token.kind === 'any' && c === '/') return false;
     if (token.kind === 'class') {
-      const inClass = token.ranges.some(([lo, hi]) => (lo.codePointAt(0) ?? 0) <= (c.codePointAt(0) ?? 0) && (c.codePointAt(0) ?? 0) <= (hi.codePointAt(0) ?? 0));
+      const inClass = token.ranges.some(
+        ([lo, hi]) => (lo.codePointAt(0) ?? 0) <= (c.codePointAt(0) ?? 0) && (c.codePointAt(0) ?? 0) <= (hi.codePointAt(0) ?? 0),
+      );
       if (inClass === token.negated) return false;
     }
     n++;

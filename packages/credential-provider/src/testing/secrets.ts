@@ -11,7 +11,10 @@ export function dockerConfigJsonSecret(
   namespace = 'default',
 ): PullSecret {
   const entries = Object.fromEntries(
-    Object.entries(auths).map(([registry, { username, password }]) => [registry, { auth: Buffer.from(`${username}:${password}`).toString('base64') }]),
+    Object.entries(auths).map(([registry, { username, password }]) => [
+      registry,
+      { auth: Buffer.from(`${username}:${password}`).toString('base64') },
+    ]),
   );
   const payload = JSON.stringify({ auths: entries });
   return {
