@@ -124,6 +124,11 @@ export function createNodeStatusUpdater(options: NodeStatusUpdaterOptions): Node
     const { node, changed } = await updateNode(original);
     if (!changed && clock.now() - lastStatusReportTime < reportFrequencyMs) {
       updates.inc({ result: 'unchanged' });
+      logger.debug('Node status unchanged, not reported', {
+        try: tryNumber,
+        ready: readyOf(original),
+        resourceVersion: original.metadata.resourceVersion,
+      });
       return;
     }
     await patchNodeStatus(original, node);

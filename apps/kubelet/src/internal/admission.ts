@@ -14,7 +14,7 @@ import type { Runnable } from './supervise.js';
  */
 export interface AdmissionNode extends Runnable {
   get(): Node | undefined;
-  /** Builds the local node now: awaited once before the pod sources start, so no pod meets "no node". */
+  /** Builds the local node now unless the API's Node is known: awaited once before the pod sources start, so no pod meets "no node". */
   refresh(): Promise<void>;
 }
 
@@ -36,12 +36,16 @@ export function createAdmissionNode(o: AdmissionNodeOptions): AdmissionNode {
       o.logger.warn('Cannot build the node for pod admission, keeping the last one', { err: errorMessage(err) });
     }
   };
+  // With the API's Node at hand the local one is not built: its setters would record node events again.
+  const refreshUnlessApiNode = async (): Promise<void> => {
+    if (o.apiNode?.() === undefined) await refresh();
+  };
   return {
     get: () => o.apiNode?.() ?? local,
-    refresh,
+    refresh: refreshUnlessApiNode,
     async run(signal) {
       while (!signal.aborted) {
-        await refresh();
+        await refreshUnlessApiNode();
         try {
           await o.clock.sleep(o.refreshMs, signal);
         } catch {

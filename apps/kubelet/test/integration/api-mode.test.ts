@@ -71,13 +71,12 @@ const withKubeletLog = <T>(wait: Promise<T>): Promise<T> =>
     );
   });
 let startedAt = 0;
-/** When the API server answered again after the outage test stopped it (0: not stopped). */
-let apiServerBackAt = 0;
 /**
- * The Node authorizer fills its graph from informers after the API server starts; until then it answers
- * 403 "no relationship found" for any pod (the upstream kubelet meets the same). Such 403s are expected.
+ * The Node authorizer learns pods from its own informer: just after a pod is bound, or after the API
+ * server restarted, it answers 403 "no relationship found" for a moment (the upstream kubelet meets the
+ * same). Such a 403 followed by a success of the same request within this time is that lag, not a refusal.
  */
-const AUTHORIZER_GRAPH_SYNC_MS = 30_000;
+const AUTHORIZER_GRAPH_LAG_MS = 30_000;
 const node = (): Promise<Obj | undefined> => kubectl.get<Obj>('node', kubelet.nodeName);
 const pods = async (selector: string): Promise<Obj[]> => (await kubectl.json<List>('get', 'pods', '-n', ns, '-l', selector)).items;
 const runningAndReady = (p: Obj): boolean => p.status?.phase === 'Running' && conditionOf(p, 'Ready') === 'True';
@@ -93,10 +92,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await kubectl('delete', 'namespace', ns, '--wait=false').catch(() => undefined);
+  // While the kubelet runs, so that it stops and deletes the namespace's pods: none is left in containerd
+  // for the next kubelet on this runtime to find as an orphan.
+  await kubectl('delete', 'namespace', ns, '--timeout=120s').catch(() => undefined);
   await kubelet?.cleanup();
   await kubectl('delete', 'node', kubelet.nodeName, '--wait=false').catch(() => undefined);
-});
+}, 180_000);
 
 describe('kubelet-ts in API-server mode on the real control plane', () => {
   it('bootstraps its client certificate, and its Node is Ready within 30 s with a lease renewed every ~10 s', async () => {
@@ -352,7 +353,6 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
       await run('bash', [script, 'start', 'kube-apiserver'], { timeout: 180_000 });
     }
     const back = Date.now();
-    apiServerBackAt = back;
     await eventually('node Ready after the outage', async () => conditionOf(await node(), 'Ready') === 'True', 60_000, 500);
     // Within one lease period (40 s) of the API's return, plus the poll.
     expect((Date.now() - back) / 1000).toBeLessThan(45);
@@ -389,16 +389,25 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
       )
       .filter((e) => e.user.username === user);
     expect(ours.length).toBeGreaterThan(20);
-    const graphNotSynced = (e: (typeof ours)[number]): boolean => {
+    const graphLag = (e: (typeof ours)[number]): boolean => {
       const at = Date.parse(e.requestReceivedTimestamp);
       return (
-        apiServerBackAt > 0 &&
-        at >= apiServerBackAt - 5_000 &&
-        at <= apiServerBackAt + AUTHORIZER_GRAPH_SYNC_MS &&
-        (e.responseStatus?.message ?? '').includes('no relationship found')
+        (e.responseStatus?.message ?? '').includes('no relationship found') &&
+        ours.some((later) => {
+          const laterAt = Date.parse(later.requestReceivedTimestamp);
+          const code = later.responseStatus?.code ?? 0;
+          return (
+            later.verb === e.verb &&
+            later.requestURI === e.requestURI &&
+            code >= 200 &&
+            code < 300 &&
+            laterAt > at &&
+            laterAt - at <= AUTHORIZER_GRAPH_LAG_MS
+          );
+        })
       );
     };
     const refused = ours.filter((e) => e.responseStatus?.code === 403);
-    expect(refused.filter((e) => !graphNotSynced(e)).map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);
+    expect(refused.filter((e) => !graphLag(e)).map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);
   });
 });

@@ -83,16 +83,19 @@ beforeAll(async () => {
       if (!kubelet.running()) throw new Error(`kubelet exited:\n${kubelet.output().slice(-4000)}`);
       return conditionOf(await kubectl.get('node', kubelet.nodeName), 'Ready') === 'True';
     },
-    60_000,
+    // After api-mode.test.ts's API server outage the controller manager takes a while to approve CSRs again.
+    150_000,
     500,
   );
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
-  await kubectl('delete', 'namespace', ns, '--wait=false').catch(() => undefined);
+  // While the kubelet runs, so that it stops and deletes the namespace's pods: none is left in containerd
+  // for the next kubelet on this runtime to find as an orphan.
+  await kubectl('delete', 'namespace', ns, '--timeout=120s').catch(() => undefined);
   await kubelet?.cleanup();
   await kubectl('delete', 'node', kubelet.nodeName, '--wait=false').catch(() => undefined);
-});
+}, 180_000);
 
 it('a pod sees a ConfigMap and a Secret through env, envFrom and volumes; an edited ConfigMap reaches the mounted file', async () => {
   await kubectl('create', 'configmap', '-n', ns, 'app-config', '--from-literal=greeting=hello', '--from-literal=conf.txt=v1');

@@ -1,12 +1,18 @@
 /**
  * Issue 7, acceptance: node-pressure eviction through the real kubelet on the real runtime. With
- * `evictionHard: memory.available<1000Gi` (always met on this machine) and --evict-static-pods, the
+ * `evictionHard: memory.available<(MemTotal - 256Mi)` (met whenever the machine uses more than 256Mi,
+ * yet leaving 256Mi allocatable, so the Burstable pod's 64Mi request passes admission as upstream's
+ * would) and --evict-static-pods, the
  * BestEffort pod is evicted first (Failed, Evicted, a message naming the signal and the usage), the
  * Burstable one next, the critical static pod (system-node-critical) never; /node shows
  * MemoryPressure; a new BestEffort pod is refused at admission and never started.
  */
+import { readFileSync } from 'node:fs';
 import { busyboxPod, containerState, createKubelet, criSandboxesOf, eventually, waitHealthy } from './harness.js';
 import type { ApiPod, KubeletUnderTest } from './harness.js';
+
+/** MemTotal − 256Mi, in Ki: a memory.available threshold always met here that leaves 256Mi allocatable. */
+const THRESHOLD_KI = Number(/^MemTotal:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) - 256 * 1024;
 
 /** evictionMonitoringPeriod (kubelet-ts configuration field): eviction checks every second instead of every 10 s. */
 const FAST_CHECKS = 'evictionMonitoringPeriod: 1s';
@@ -97,7 +103,8 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
 
   // Then restarted (pods keep running) with a threshold that is always met.
   await kubelet.stop();
-  await kubelet.start(['--eviction-hard=memory.available<1000Gi', '--evict-static-pods']);
+  expect(THRESHOLD_KI).toBeGreaterThan(0);
+  await kubelet.start([`--eviction-hard=memory.available<${THRESHOLD_KI}Ki`, '--evict-static-pods']);
   await waitHealthy(kubelet);
 
   await eventually(
@@ -127,7 +134,7 @@ test('under memory pressure: BestEffort evicted first, then Burstable, the criti
   const be = statusOf(await kubelet.pod('besteffort'));
   expect(be).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
   expect(be?.message).toMatch(
-    /^The node was low on resource: memory\. Threshold quantity: 1000Gi, available: \d+(Ki|Mi|Gi)?\. Container c was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/,
+    /^The node was low on resource: memory\. Threshold quantity: \d+(Ki|Mi|Gi)?, available: \d+(Ki|Mi|Gi)?\. Container c was using \d+(Ki|Mi)?, request is 0, has larger consumption of memory\. $/,
   );
   expect(be?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet' });
   expect(statusOf(await kubelet.pod('burstable'))).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
