@@ -356,9 +356,18 @@ describe('kubelet-ts in API-server mode on the real control plane', () => {
     await eventually('node Ready after the outage', async () => conditionOf(await node(), 'Ready') === 'True', 60_000, 500);
     // Within one lease period (40 s) of the API's return, plus the poll.
     expect((Date.now() - back) / 1000).toBeLessThan(45);
-    const after = await kubectl.json<Obj>('get', 'pod', '-n', ns, 'steady');
+    // The node lifecycle controller marked the pods NotReady while the node was Unknown: the kubelet's
+    // status reconciliation (every 10 s against the informer) puts Ready back.
+    const after = await eventually(
+      'pod steady Running and Ready again',
+      async () => {
+        const p = await kubectl.get<Obj>('pod', '-n', ns, 'steady');
+        return p !== undefined && runningAndReady(p) ? p : undefined;
+      },
+      30_000,
+      500,
+    );
     expect(after.status?.containerStatuses?.[0]).toMatchObject({ restartCount: 0, containerID });
-    expect(runningAndReady(after)).toBe(true);
     const failed = await eventually(
       'the status of the pod that failed during the outage',
       async () => {
