@@ -1,11 +1,11 @@
 import type { Node, Pod } from '@kubelet-ts/api';
-import { isStaticPod, Reason } from '@kubelet-ts/api';
+import { isStaticPod, podRequests, Reason } from '@kubelet-ts/api';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
 import { ADMISSION_MESSAGES, INSUFFICIENT_RESOURCE_PREFIX, PREDICATE_FAILURE_REASONS } from './constants.js';
 import { HostPortInfo, hostPorts } from './internal/host-ports.js';
 import { requiredNodeAffinity } from './internal/node-affinity.js';
 import type { Allocatable, Resource } from './internal/resources.js';
-import { addResource, describeInvalid, isExtendedResourceName, nodeAllocatable, podRequests, toResource } from './internal/resources.js';
+import { addResource, describeInvalid, isExtendedResourceName, nodeAllocatable, toResource } from './internal/resources.js';
 import { neverThrows } from './internal/guard.js';
 import { findUntoleratedTaint } from './internal/taints.js';
 import type { PodAdmitHandler, PodAdmitResult, PredicateAdmitHandlerOptions } from './types.js';
@@ -154,7 +154,7 @@ export function createPredicateAdmitHandler(options: PredicateAdmitHandlerOption
     const requestedAmounts = podRequests(pod, {
       onInvalid: (where, err) => invalid.push(describeInvalid(where, err)),
       // Upstream removeMissingExtendedResources: cluster-level extended resources the node does not advertise are not the kubelet's to count.
-      keepRequest: (name) => !isExtendedResourceName(name) || allocatable.scalar.has(name),
+      keep: (name) => !isExtendedResourceName(name) || allocatable.scalar.has(name),
     });
     const affinity = requiredNodeAffinity(pod);
     if (!affinity.ok) invalid.push(affinity.error);

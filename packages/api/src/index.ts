@@ -154,6 +154,8 @@ export type {
 } from './node.js';
 
 export { containerResourceValue, nodeResourceList } from './node-resources.js';
+export { hasPodLevelLimit, isSupportedPodLevelResource, podLimits, podRequests, resourceAmounts } from './pod-resources.js';
+export type { OnInvalidQuantity, PodResourcesOptions, ResourceAmounts } from './pod-resources.js';
 export type { NodeResources } from './node-resources.js';
 
 export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';

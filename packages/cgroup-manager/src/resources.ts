@@ -1,5 +1,14 @@
 import type { Container, Pod, Quantity } from '@kubelet-ts/api';
-import { getPodQOSClass, isRestartableInitContainer, quantityMilliValue, quantityValue } from '@kubelet-ts/api';
+import {
+  getPodQOSClass,
+  hasPodLevelLimit,
+  isRestartableInitContainer,
+  podLimits,
+  podRequests,
+  quantityMilliValue,
+  quantityValue,
+} from '@kubelet-ts/api';
+import { errorMessage } from '@kubelet-ts/common';
 import { CgroupError } from './errors.js';
 
 /**
@@ -62,17 +71,19 @@ export interface PodResourceAmounts {
   memoryBytes: number;
 }
 
+function invalidResources(pod: Pod, where: string, err: unknown): CgroupError {
+  return new CgroupError('INVALID_RESOURCES', `pod ${pod.metadata.namespace}/${pod.metadata.name}: ${where} is not a valid quantity`, {
+    cause: err,
+  });
+}
+
 function amount(pod: Pod, container: Container, kind: 'requests' | 'limits', resource: 'cpu' | 'memory'): number {
   const value: Quantity | undefined = container.resources?.[kind]?.[resource];
   if (value === undefined) return 0;
   try {
     return resource === 'cpu' ? quantityMilliValue(value) : quantityValue(value);
   } catch (err) {
-    throw new CgroupError(
-      'INVALID_RESOURCES',
-      `pod ${pod.metadata.namespace}/${pod.metadata.name}: container ${JSON.stringify(container.name)}: resources.${kind}.${resource} ${JSON.stringify(value)} is not a valid quantity`,
-      { cause: err },
-    );
+    throw invalidResources(pod, `container ${JSON.stringify(container.name)}: resources.${kind}.${resource} ${JSON.stringify(value)}`, err);
   }
 }
 
@@ -90,51 +101,19 @@ function checkRequestsWithinLimits(pod: Pod, container: Container): void {
 }
 
 /**
- * The pod's effective requests or limits (upstream resourcehelper.PodRequests / PodLimits):
- * the sum over regular containers and sidecars, or the largest init container (plus the
- * sidecars started before it) when that is more, plus the pod overhead.
+ * The pod's effective cpu and memory requests or limits (@kubelet-ts/api's podRequests and
+ * podLimits: containers and sidecars summed, or the largest init container plus the sidecars
+ * started before it when that is more, pod-level resources overriding, plus the overhead).
+ * @throws CgroupError `INVALID_RESOURCES` for a quantity that does not parse.
  */
 export function podResourceAmounts(pod: Pod, kind: 'requests' | 'limits'): PodResourceAmounts {
-  const sum: PodResourceAmounts = { cpuMilli: 0, memoryBytes: 0 };
-  for (const c of pod.spec.containers) {
-    sum.cpuMilli += amount(pod, c, kind, 'cpu');
-    sum.memoryBytes += amount(pod, c, kind, 'memory');
-  }
-  const sidecars: PodResourceAmounts = { cpuMilli: 0, memoryBytes: 0 };
-  const initMax: PodResourceAmounts = { cpuMilli: 0, memoryBytes: 0 };
-  for (const c of pod.spec.initContainers ?? []) {
-    const cpu = amount(pod, c, kind, 'cpu');
-    const memory = amount(pod, c, kind, 'memory');
-    if (isRestartableInitContainer(c)) {
-      sum.cpuMilli += cpu;
-      sum.memoryBytes += memory;
-      sidecars.cpuMilli += cpu;
-      sidecars.memoryBytes += memory;
-      initMax.cpuMilli = Math.max(initMax.cpuMilli, sidecars.cpuMilli);
-      initMax.memoryBytes = Math.max(initMax.memoryBytes, sidecars.memoryBytes);
-    } else {
-      initMax.cpuMilli = Math.max(initMax.cpuMilli, cpu + sidecars.cpuMilli);
-      initMax.memoryBytes = Math.max(initMax.memoryBytes, memory + sidecars.memoryBytes);
-    }
-  }
-  const out: PodResourceAmounts = {
-    cpuMilli: Math.max(sum.cpuMilli, initMax.cpuMilli),
-    memoryBytes: Math.max(sum.memoryBytes, initMax.memoryBytes),
+  const onInvalid = (where: string, err: unknown): never => {
+    throw new CgroupError('INVALID_RESOURCES', `pod ${pod.metadata.namespace}/${pod.metadata.name}: ${where}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   };
-  const overhead = pod.spec.overhead;
-  if (overhead !== undefined) {
-    try {
-      if (overhead['cpu'] !== undefined) out.cpuMilli += quantityMilliValue(overhead['cpu']);
-      if (overhead['memory'] !== undefined) out.memoryBytes += quantityValue(overhead['memory']);
-    } catch (err) {
-      throw new CgroupError(
-        'INVALID_RESOURCES',
-        `pod ${pod.metadata.namespace}/${pod.metadata.name}: spec.overhead is not a valid quantity`,
-        { cause: err },
-      );
-    }
-  }
-  return out;
+  const amounts = kind === 'requests' ? podRequests(pod, { onInvalid }) : podLimits(pod, { onInvalid });
+  return { cpuMilli: amounts.get('cpu') ?? 0, memoryBytes: amounts.get('memory') ?? 0 };
 }
 
 export interface PodResourceConfigOptions {
@@ -159,8 +138,9 @@ export function resourceConfigForPod(pod: Pod, options: PodResourceConfigOptions
   const requests = podResourceAmounts(pod, 'requests');
   const limits = podResourceAmounts(pod, 'limits');
   const running = [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter(isRestartableInitContainer)];
-  const cpuLimitsDeclared = running.every((c) => amount(pod, c, 'limits', 'cpu') > 0);
-  const memoryLimitsDeclared = running.every((c) => amount(pod, c, 'limits', 'memory') > 0);
+  // Pod-level limits declare the limit for the whole pod, whatever its containers say (upstream).
+  const cpuLimitsDeclared = hasPodLevelLimit(pod, 'cpu') || running.every((c) => amount(pod, c, 'limits', 'cpu') > 0);
+  const memoryLimitsDeclared = hasPodLevelLimit(pod, 'memory') || running.every((c) => amount(pod, c, 'limits', 'memory') > 0);
   const periodUs = options.cpuPeriodUs ?? DEFAULT_CPU_PERIOD_US;
   const quota = options.enforceCpuLimits === false ? -1 : milliCPUToQuota(limits.cpuMilli, periodUs);
   const out: ResourceConfig = {};
