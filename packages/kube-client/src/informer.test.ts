@@ -177,6 +177,28 @@ describe('informer', () => {
     controller.abort();
   });
 
+  it('is current after a list, not after a failed watch, and again once the resumed watch delivers an event', async () => {
+    const { client, informer, start, controller, clock } = setup();
+    expect(informer.isCurrent()).toBe(false);
+    start();
+    await informer.waitForSync();
+    expect(informer.isCurrent()).toBe(true);
+    await flushMicrotasks();
+    const refused = new KubeClientError('TRANSPORT', 'connect ECONNREFUSED');
+    client.fail({ method: 'WATCH', error: refused, times: 1 });
+    client.endWatches(undefined, refused);
+    await flushMicrotasks();
+    expect(informer.isCurrent()).toBe(false);
+    await clock.advance(800 + 1600); // the failed retry, then a watch that opens
+    expect(client.openWatches()).toBe(1);
+    // Open but quiet: whatever changed while it was down may not have arrived yet.
+    expect(informer.isCurrent()).toBe(false);
+    client.emit(PODS, { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '900' } } });
+    await flushMicrotasks();
+    expect(informer.isCurrent()).toBe(true);
+    controller.abort();
+  });
+
   it('relists on 410 Expired and emits deletes for objects that vanished meanwhile', async () => {
     const { client, informer, events, start, controller, clock } = setup();
     client.set(path('stays'), pod('stays'));

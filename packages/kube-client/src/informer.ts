@@ -53,6 +53,7 @@ export function createInformer<T>(options: InformerOptions<T>): Informer<T> {
       clock,
     });
   let started = false;
+  let current = false;
   return {
     start(signal) {
       if (started) throw new Error(`informer ${options.path}: already started`);
@@ -74,8 +75,12 @@ export function createInformer<T>(options: InformerOptions<T>): Informer<T> {
         pageSize: options.pageSize ?? 500,
         random: options.random ?? Math.random,
         signal,
+        setCurrent: (value) => {
+          current = value;
+        },
       });
     },
+    isCurrent: () => current,
     hasSynced: () => store.hasSynced(),
     waitForSync: (signal) => store.waitForSync(signal),
     list: () => store.list(),

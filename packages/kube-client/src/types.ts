@@ -120,6 +120,12 @@ export interface Informer<T> {
   start(signal: AbortSignal): void;
   /** True once the first list has been stored and its handlers called. */
   hasSynced(): boolean;
+  /**
+   * False from a failed list or watch until the next list is stored or the resumed watch delivers an
+   * event (a bookmark counts): meanwhile the cache may be missing changes, so callers that must not act
+   * on stale state (the node status heartbeat) ask the API server instead. False before the first list.
+   */
+  isCurrent(): boolean;
   /** Resolves once synced; rejects with the signal's reason when it aborts first. */
   waitForSync(signal?: AbortSignal): Promise<void>;
   list(): T[];

@@ -30,4 +30,9 @@ export interface LeaseApi {
  */
 export interface NodeLister {
   get(name: string): unknown;
+  /**
+   * False while the informer's watch is down or has not caught up since it failed (kube-client's
+   * `Informer.isCurrent`): the status update then reads the node from the API server instead.
+   */
+  isCurrent?(): boolean;
 }

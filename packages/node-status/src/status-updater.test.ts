@@ -170,6 +170,29 @@ describe('node status updater', () => {
     ).toBe(true);
   });
 
+  it('reads the API while the informer is not current: a node marked Unknown meanwhile is reported Ready again', async () => {
+    const stale: { node: Node | undefined; current: boolean } = { node: undefined, current: true };
+    const s = setup({ nodeLister: { get: () => stale.node, isCurrent: () => stale.current } });
+    await registered(s);
+    await s.updater.updateNodeStatus();
+    stale.node = structuredClone(s.api.nodes.get('node-a'));
+    // The API server was away; on its return the node lifecycle controller marks the node Unknown
+    // before the kubelet's watch is back, so the informer still holds the Ready node.
+    const ready = s.api.nodes.get('node-a')!.status!.conditions!.find((c) => c.type === 'Ready')!;
+    Object.assign(ready, { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
+    await s.clock.advance(10_000);
+    await s.updater.updateNodeStatus();
+    // A current informer is trusted, as upstream trusts its lister: nothing to report.
+    expect(s.api.patches).toHaveLength(1);
+    stale.current = false;
+    await s.updater.updateNodeStatus();
+    expect(s.api.calls.slice(-2).map((c) => c.method)).toEqual(['get', 'patchStatus']);
+    expect(s.api.nodes.get('node-a')?.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'KubeletReady',
+    });
+  });
+
   it('fastStatusUpdateOnce patches as soon as the node turns Ready, then stops', async () => {
     const s = setup();
     s.state.runtimeErrors = ['container runtime network not ready'];

@@ -120,7 +120,11 @@ export function createNodeStatusUpdater(options: NodeStatusUpdaterOptions): Node
   const tryUpdateNodeStatus = async (tryNumber: number): Promise<void> => {
     // Try 0 reads the informer's copy: most updates then cost one request, or none. Just registered,
     // before the watch brought the node, it asks the API server (as upstream's try 0 always does).
-    const original = tryNumber === 0 && options.nodeLister.get(nodeName) !== undefined ? fromLister() : await fromApi();
+    // So it does while the watch is down or catching up: after an API server outage the node
+    // lifecycle controller has marked the node Unknown, and a stale copy that still says Ready
+    // would keep the kubelet from reporting until the watch's back-off (up to a minute) ends.
+    const listed = tryNumber === 0 && options.nodeLister.isCurrent?.() !== false && options.nodeLister.get(nodeName) !== undefined;
+    const original = listed ? fromLister() : await fromApi();
     const { node, changed } = await updateNode(original);
     if (!changed && clock.now() - lastStatusReportTime < reportFrequencyMs) {
       updates.inc({ result: 'unchanged' });

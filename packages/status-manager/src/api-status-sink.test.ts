@@ -338,6 +338,35 @@ describe('createApiStatusSink', () => {
     await h.stop();
   });
 
+  it('while the informer is not current, reconciles every pod by GET and PATCHes only those that differ', async () => {
+    const pods = new Map<string, Pod>();
+    const lister = { current: true };
+    const h = start({ podLister: { get: (key) => pods.get(key), isCurrent: () => lister.current } });
+    const a = apiPod('a');
+    const b = apiPod('b');
+    h.api.put(a);
+    h.api.put(b);
+    h.sink.statusChanged(versioned(a, running()));
+    h.sink.statusChanged(versioned(b, running()));
+    await h.sink.whenIdle();
+    for (const name of ['a', 'b']) pods.set(`ns1/${name}`, h.api.pod('ns1', name) as Pod);
+    // b changed in the API (the node lifecycle controller, during an outage) but the watch is down:
+    // the informer still holds the old copy.
+    const tampered = structuredClone(h.api.pod('ns1', 'b') as Pod);
+    (tampered.status as PodStatus).phase = 'Pending';
+    h.api.put(tampered);
+    const before = h.api.calls.length;
+    await h.clock.advance(STATUS_SYNC_PERIOD_MS);
+    await h.sink.whenIdle();
+    expect(h.api.calls.length).toBe(before);
+    lister.current = false;
+    await h.clock.advance(STATUS_SYNC_PERIOD_MS);
+    await h.sink.whenIdle();
+    expect(h.api.calls.slice(before).map((c) => `${c.method} ${c.name}`)).toEqual(['get a', 'get b', 'patchStatus b']);
+    expect(h.api.pod('ns1', 'b')?.status?.phase).toBe('Running');
+    await h.stop();
+  });
+
   it('cuts terminated messages to 12 KiB in all and records the sync duration', async () => {
     const metrics = new RecordingMetrics();
     const h = start({ metrics });

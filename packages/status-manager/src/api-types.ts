@@ -40,6 +40,12 @@ export interface MirrorPodTranslator {
 export interface PodLister {
   /** The pod `<namespace>/<name>` as last seen, or undefined. */
   get(key: string): unknown;
+  /**
+   * False while the informer's watch is down or has not caught up since it failed (kube-client's
+   * `Informer.isCurrent`): the reconciliation then cannot trust the copy and syncs every pod (GET,
+   * and PATCH only what differs), so statuses changed meanwhile by others are put right at once.
+   */
+  isCurrent?(): boolean;
 }
 
 export interface ApiStatusSinkOptions {

@@ -19,6 +19,11 @@ export interface ReflectorOptions<T> {
   pageSize: number;
   random: () => number;
   signal: AbortSignal;
+  /**
+   * Told true when the cache is known to match the server (a list stored, or a watch event), and
+   * false after a list or watch failed: until then the cache may miss changes made meanwhile.
+   */
+  setCurrent: (current: boolean) => void;
 }
 
 interface ReflectorState {
@@ -123,6 +128,7 @@ async function list<T>(o: ReflectorOptions<T>, state: ReflectorState): Promise<v
     if (decoded.ok) items.push(decoded.item);
   });
   o.store.replace(items);
+  o.setCurrent(true);
   state.lastSyncResourceVersion = listRv;
   state.resourceVersion = listRv;
   state.lastSyncUnavailable = false;
@@ -153,7 +159,10 @@ async function watch<T>(o: ReflectorOptions<T>, state: ReflectorState): Promise<
   const started = o.clock.now();
   let events = 0;
   for await (const event of o.client.watch(o.path, query, o.signal)) {
-    if (events++ === 0) o.backoff.reset(BACKOFF_KEY);
+    if (events++ === 0) {
+      o.backoff.reset(BACKOFF_KEY);
+      o.setCurrent(true);
+    }
     apply(o, state, event);
   }
   return events > 0 || o.clock.now() - started >= MIN_HEALTHY_WATCH_MS;
@@ -185,6 +194,7 @@ export async function runReflector<T>(o: ReflectorOptions<T>): Promise<void> {
       }
     }
     if (failed) {
+      o.setCurrent(false);
       const delay = jitter(o.backoff.next(BACKOFF_KEY), 1.0, o.random);
       try {
         await o.clock.sleep(delay, o.signal);

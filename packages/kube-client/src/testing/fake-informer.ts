@@ -15,6 +15,7 @@ export class FakeInformer<T> implements Informer<T> {
   readonly #handlers = new Set<InformerEventHandler<T>>();
   readonly #keyOf: (obj: T) => string;
   #synced: boolean;
+  #current = true;
   #waiters: (() => void)[] = [];
   /** The signals `start` was called with. */
   readonly startedWith: AbortSignal[] = [];
@@ -39,6 +40,15 @@ export class FakeInformer<T> implements Informer<T> {
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
       this.#waiters.push(resolve);
     });
+  }
+
+  isCurrent(): boolean {
+    return this.#current;
+  }
+
+  /** What `isCurrent` answers (true until set): false plays a list/watch that failed and has not recovered. */
+  setCurrent(current: boolean): void {
+    this.#current = current;
   }
 
   setSynced(synced: boolean): void {

@@ -86,6 +86,7 @@ export function needsUpdate(ctx: SyncPodContext, sync: PodSync): boolean {
  * with the same merge rules.
  */
 export function needsReconcile(ctx: SyncPodContext, sync: PodSync): boolean {
+  if (ctx.options.podLister?.isCurrent?.() === false) return true;
   const pod = listedPod(ctx, sync);
   if (pod === undefined) return false;
   if (statusPatchFor(ctx, pod, sync).unchanged) return false;
