@@ -198,6 +198,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     getPodCgroupParent: (pod) => containerManager.getPodCgroupParent(pod),
     volumes,
     ...(objects !== undefined ? { configMapsAndSecrets: objects } : {}),
+    ...(ctx.api !== undefined ? { services: ctx.api.services } : {}),
     resolvConf: config.resolvConf,
     clusterDNS: config.clusterDNS ?? [],
     clusterDomain: config.clusterDomain ?? '',
@@ -491,6 +492,7 @@ async function runKubelet(
       ...(api !== undefined
         ? [
             supervise('Pod informer', api.pods.podInformer, signal, opts('config', { restartMs: 5_000 })),
+            supervise('Service informer', api.pods.serviceInformer, signal, opts('informer', { restartMs: 5_000 })),
             supervise('Status manager', api.pods.statusSink, signal, opts('status', { restartMs: 5_000 })),
             supervise('Mirror pod manager', api.pods.mirrorPods, signal, opts('mirror-pods', { after: sourcesReady, restartMs: 5_000 })),
           ]

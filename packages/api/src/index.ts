@@ -224,6 +224,8 @@ export { formatTime, formatMicroTime, formatRfc3339Nano } from './time.js';
 export { LeaseMetaSchema, LeaseSchema, LeaseSpecSchema, NODE_LEASE_NAMESPACE } from './lease.js';
 export type { Lease, LeaseMeta, LeaseSpec } from './lease.js';
 export { ConfigMapSchema, SecretSchema, SECRET_TYPE_OPAQUE, decodeConfigMap, decodeSecret } from './config-objects.js';
+export { CLUSTER_IP_NONE, isServiceIPSet, ServicePortSchema, ServiceSchema } from './service.js';
+export type { Service, ServicePort } from './service.js';
 export type { ConfigMap, ConfigMapObject, ObjectSource, Secret, SecretObject } from './config-objects.js';
 export { BoundObjectReferenceSchema, TokenRequestSchema, TokenRequestSpecSchema, TokenRequestStatusSchema } from './token-request.js';
 export type { BoundObjectReference, TokenRequest, TokenRequestSpec, TokenRequestStatus } from './token-request.js';

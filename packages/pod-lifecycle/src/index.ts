@@ -39,4 +39,4 @@ export { toHealthChecker } from './health.js';
 export { createMirrorPodManager } from './mirror-pods.js';
 export type { MirrorPodApi, MirrorPodManager, MirrorPodManagerOptions, MirrorPodNode, NewMirrorPod } from './mirror-pods.js';
 export { createRuntimeHelper, podHostnameAndDomain } from './runtime-helper.js';
-export type { ConfigMapSecretSource, RuntimeHelperDeps } from './runtime-helper.js';
+export type { ConfigMapSecretSource, RuntimeHelperDeps, ServiceLister } from './runtime-helper.js';

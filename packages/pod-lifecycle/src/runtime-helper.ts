@@ -9,11 +9,13 @@ import { getPodDNS, parseResolvConf, podDnsType } from './internal/dns.js';
 import type { DnsConfig } from './internal/dns.js';
 import { makeEnvironmentVariables } from './internal/env.js';
 import type { ConfigMapSecretSource } from './internal/env.js';
+import type { ServiceLister } from './internal/service-env.js';
 import { ensureHostsFile, managedHostsFileContent } from './internal/hosts-file.js';
 import { makePodDataDirs, podDir } from './internal/pod-dirs.js';
 import type { VolumeProvider } from './types.js';
 
 export type { ConfigMapSecretSource } from './internal/env.js';
+export type { ServiceLister } from './internal/service-env.js';
 
 export interface RuntimeHelperDeps {
   /** The kubelet's --root-dir (pods live in `<rootDir>/pods/<uid>`). */
@@ -25,6 +27,12 @@ export interface RuntimeHelperDeps {
   getNodeAllocatable?: () => NodeResources;
   /** configMapKeyRef / secretKeyRef / envFrom; standalone has none. */
   configMapsAndSecrets?: ConfigMapSecretSource;
+  /**
+   * The services for the service environment variables (API mode: the services informer). Until it
+   * has synced, non-static pods' containers fail with CreateContainerConfigError and are retried.
+   * Standalone has none: no service variables.
+   */
+  services?: ServiceLister;
   /** Container mounts (the volume manager). Without one only the managed /etc/hosts is mounted. */
   volumes?: VolumeProvider;
   /** --resolv-conf; "" means none (pods then resolve through the local machine). Default /etc/resolv.conf. */
@@ -101,6 +109,7 @@ export function createRuntimeHelper(deps: RuntimeHelperDeps): RuntimeHelper {
         nodeIPs,
         allocatable: deps.getNodeAllocatable?.() ?? NO_RESOURCES,
         source: deps.configMapsAndSecrets,
+        services: deps.services,
       });
       const mounts: ContainerMount[] = deps.volumes !== undefined ? await deps.volumes.getMountsForContainer(pod, container) : [];
 

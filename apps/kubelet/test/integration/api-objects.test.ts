@@ -1,7 +1,8 @@
 /**
  * Issue 17, what pods take from the cluster: ConfigMaps and Secrets through env, envFrom and
  * volumes (updated in a running pod), a missing key's CreateContainerConfigError until the object
- * appears, and the service account token of the kube-api-access volume the API server adds — all
+ * appears, the service account token of the kube-api-access volume the API server adds, and the
+ * downward API in env and files (updated when a label changes) — all
  * on the real control plane, checked with kubectl. The pods copy what they see to a hostPath
  * directory, which the test reads (exec through the kubelet API comes with issue 18).
  */
@@ -191,6 +192,88 @@ it('the kube-api-access volume holds a token bound to the pod that the API serve
     'kubernetes.io'?: { namespace?: string; pod?: { name?: string }; serviceaccount?: { name?: string } };
   };
   expect(claims['kubernetes.io']).toMatchObject({ namespace: ns, pod: { name: 'token' }, serviceaccount: { name: 'default' } });
+}, 240_000);
+
+it('downward API env and files match the pod; a label change reaches the labels file', async () => {
+  const field = (name: string, fieldPath: string) => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+  const resource = (name: string, res: string, divisor: string) => ({ name, valueFrom: { resourceFieldRef: { resource: res, divisor } } });
+  const manifest = podOn(
+    'downward',
+    'env | grep ^DA_ | sort > /out/da-env; while true; do cat /info/labels > /out/labels.tmp; mv /out/labels.tmp /out/labels; cp /info/annotations /info/mem /out/; sleep 1; done',
+    {
+      containers: {
+        resources: { requests: { cpu: '250m', memory: '32Mi' }, limits: { cpu: '500m', memory: '64Mi' } },
+        env: [
+          field('DA_NAME', 'metadata.name'),
+          field('DA_NAMESPACE', 'metadata.namespace'),
+          field('DA_UID', 'metadata.uid'),
+          field('DA_NODE', 'spec.nodeName'),
+          field('DA_SA', 'spec.serviceAccountName'),
+          field('DA_HOST_IP', 'status.hostIP'),
+          field('DA_POD_IP', 'status.podIP'),
+          field('DA_TIER', "metadata.labels['tier']"),
+          resource('DA_CPU_REQUEST_MILLI', 'requests.cpu', '1m'),
+          resource('DA_MEM_LIMIT_MI', 'limits.memory', '1Mi'),
+        ],
+        volumeMounts: [{ name: 'info', mountPath: '/info' }],
+      },
+      spec: {
+        volumes: [
+          {
+            name: 'info',
+            downwardAPI: {
+              items: [
+                { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+                { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+                { path: 'mem', resourceFieldRef: { containerName: 'c', resource: 'limits.memory', divisor: '1Mi' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ) as { metadata: Record<string, unknown> };
+  manifest.metadata['labels'] = { tier: 'web', app: 'downward' };
+  manifest.metadata['annotations'] = { note: 'hello "world"' };
+  await kubectl.apply(manifest);
+  const running = await eventually(
+    'the downward pod Running',
+    async () => {
+      const p = await kubectl.get<{ metadata: { uid: string }; status?: { phase?: string; podIP?: string; hostIP?: string } }>(
+        'pod',
+        '-n',
+        ns,
+        'downward',
+      );
+      return p?.status?.phase === 'Running' ? p : undefined;
+    },
+    90_000,
+    500,
+  );
+  const env = await eventually('the env file', () => read('da-env'), 30_000, 250);
+  expect(env.split('\n')).toEqual(
+    [
+      `DA_CPU_REQUEST_MILLI=250`,
+      `DA_HOST_IP=${running.status?.hostIP ?? ''}`,
+      `DA_MEM_LIMIT_MI=64`,
+      `DA_NAME=downward`,
+      `DA_NAMESPACE=${ns}`,
+      `DA_NODE=${kubelet.nodeName}`,
+      `DA_POD_IP=${running.status?.podIP ?? ''}`,
+      `DA_SA=default`,
+      `DA_TIER=web`,
+      `DA_UID=${running.metadata.uid}`,
+    ].sort(),
+  );
+  expect(running.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+  expect(running.status?.hostIP).toBe(cp.nodeIp);
+  expect(await eventually('the labels file', () => read('labels'), 30_000, 250)).toBe('app="downward"\ntier="web"');
+  expect(await read('mem')).toBe('64');
+  expect(await read('annotations')).toContain('note="hello \\"world\\""');
+  const changed = Date.now();
+  await kubectl('label', 'pod', '-n', ns, 'downward', 'tier=db', '--overwrite');
+  await eventually('the new label in the file', async () => (await read('labels')) === 'app="downward"\ntier="db"', 90_000, 250);
+  process.stdout.write(`downward API: label change in the file ${Date.now() - changed} ms after kubectl label\n`);
 }, 240_000);
 
 it('a pod pulls from the authenticated registry with its imagePullSecret; wrong credentials give ErrImagePull, then ImagePullBackOff', async () => {

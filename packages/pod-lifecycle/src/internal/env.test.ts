@@ -1,8 +1,10 @@
-import type { Container, Pod } from '@kubelet-ts/api';
+import type { Container, Pod, Service } from '@kubelet-ts/api';
+import { ServiceSchema } from '@kubelet-ts/api';
 import { makePod } from '../testing/make-pod.js';
 import { PodLifecycleError } from '../errors.js';
 import { makeEnvironmentVariables } from './env.js';
 import type { ConfigMapSecretSource, EnvContext } from './env.js';
+import type { ServiceLister } from './service-env.js';
 
 function ctx(container: Partial<Container>, pod?: Pod, extra: Partial<EnvContext> = {}): EnvContext {
   const p =
@@ -23,6 +25,7 @@ function ctx(container: Partial<Container>, pod?: Pod, extra: Partial<EnvContext
     nodeIPs: ['192.168.1.10', 'fd00::10'],
     allocatable: { cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 },
     source: undefined,
+    services: undefined,
     ...extra,
   };
 }
@@ -212,5 +215,85 @@ describe('makeEnvironmentVariables', () => {
       );
       expect(optional).toEqual([{ name: 'Y', value: 'y' }]);
     });
+  });
+});
+
+describe('service environment variables', () => {
+  const service = (namespace: string, name: string, clusterIP: string, ports: Array<Record<string, unknown>>): Service =>
+    ServiceSchema.parse({ metadata: { name, namespace }, spec: { clusterIP, ports } });
+  const lister = (services: Service[], synced = true): ServiceLister => ({ hasSynced: () => synced, list: () => services });
+  const services = [
+    service('default', 'kubernetes', '10.96.0.1', [{ name: 'https', port: 443, protocol: 'TCP' }]),
+    service('default', 'other', '10.96.0.9', [{ port: 80 }]),
+    service('prod', 'my-db', '10.96.0.20', [
+      { name: 'sql', port: 5432, protocol: 'TCP' },
+      { name: 'metrics', port: 9187, protocol: 'UDP' },
+    ]),
+    service('prod', 'headless', 'None', [{ port: 80 }]),
+    service('prod', 'v6', 'fd00::20', [{ port: 8080 }]),
+  ];
+
+  it('gives the master service and every service of the namespace, upstream names and values, after the container env', async () => {
+    const env = await makeEnvironmentVariables(
+      ctx({ env: [{ name: 'DB', value: 'tcp://$(MY_DB_SERVICE_HOST):$(MY_DB_SERVICE_PORT_SQL)' }] }, undefined, {
+        services: lister(services),
+      }),
+    );
+    expect(env[0]).toEqual({ name: 'DB', value: 'tcp://10.96.0.20:5432' });
+    expect(asRecord(env)).toEqual({
+      DB: 'tcp://10.96.0.20:5432',
+      KUBERNETES_SERVICE_HOST: '10.96.0.1',
+      KUBERNETES_SERVICE_PORT: '443',
+      KUBERNETES_SERVICE_PORT_HTTPS: '443',
+      KUBERNETES_PORT: 'tcp://10.96.0.1:443',
+      KUBERNETES_PORT_443_TCP: 'tcp://10.96.0.1:443',
+      KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
+      KUBERNETES_PORT_443_TCP_PORT: '443',
+      KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.1',
+      MY_DB_SERVICE_HOST: '10.96.0.20',
+      MY_DB_SERVICE_PORT: '5432',
+      MY_DB_SERVICE_PORT_SQL: '5432',
+      MY_DB_SERVICE_PORT_METRICS: '9187',
+      MY_DB_PORT: 'tcp://10.96.0.20:5432',
+      MY_DB_PORT_5432_TCP: 'tcp://10.96.0.20:5432',
+      MY_DB_PORT_5432_TCP_PROTO: 'tcp',
+      MY_DB_PORT_5432_TCP_PORT: '5432',
+      MY_DB_PORT_5432_TCP_ADDR: '10.96.0.20',
+      MY_DB_PORT_9187_UDP: 'udp://10.96.0.20:9187',
+      MY_DB_PORT_9187_UDP_PROTO: 'udp',
+      MY_DB_PORT_9187_UDP_PORT: '9187',
+      MY_DB_PORT_9187_UDP_ADDR: '10.96.0.20',
+      V6_SERVICE_HOST: 'fd00::20',
+      V6_SERVICE_PORT: '8080',
+      V6_PORT: 'tcp://[fd00::20]:8080',
+      V6_PORT_8080_TCP: 'tcp://[fd00::20]:8080',
+      V6_PORT_8080_TCP_PROTO: 'tcp',
+      V6_PORT_8080_TCP_PORT: '8080',
+      V6_PORT_8080_TCP_ADDR: 'fd00::20',
+    });
+  });
+
+  it('without enableServiceLinks gives the master services only; a container variable of the same name wins', async () => {
+    const pod = makePod({ name: 'web', namespace: 'prod', spec: { enableServiceLinks: false } });
+    const env = asRecord(
+      await makeEnvironmentVariables(
+        ctx({ env: [{ name: 'KUBERNETES_SERVICE_PORT', value: 'mine' }] }, pod, { services: lister(services) }),
+      ),
+    );
+    expect(Object.keys(env).filter((k) => !k.startsWith('KUBERNETES_'))).toEqual([]);
+    expect(env['KUBERNETES_SERVICE_PORT']).toBe('mine');
+    expect(env['KUBERNETES_SERVICE_HOST']).toBe('10.96.0.1');
+  });
+
+  it('refuses a non-static pod until the services were listed once; a static pod starts with what is known', async () => {
+    const err = await errorOf(makeEnvironmentVariables(ctx({}, undefined, { services: lister(services, false) })));
+    expect(err).toBeInstanceOf(PodLifecycleError);
+    expect(err).toMatchObject({
+      code: 'CREATE_CONTAINER_CONFIG_ERROR',
+      message: 'services have not yet been read at least once, cannot construct envvars',
+    });
+    const staticPod = makePod({ name: 'web', namespace: 'prod', annotations: { 'kubernetes.io/config.source': 'file' } });
+    const env = asRecord(await makeEnvironmentVariables(ctx({}, staticPod, { services: lister(services, false) })));
+    expect(env['KUBERNETES_SERVICE_HOST']).toBe('10.96.0.1');
   });
 });

@@ -1,8 +1,10 @@
 // Upstream kubelet_pods.go makeEnvironmentVariables, podFieldSelectorRuntimeValue and
 // pkg/api/v1/resource ExtractContainerResourceValue.
 import type { Container, NodeResources, ObjectFieldSelector, ObjectSource, Pod, ResourceFieldSelector } from '@kubelet-ts/api';
-import { containerResourceValue, expandVariables as expand } from '@kubelet-ts/api';
+import { containerResourceValue, expandVariables as expand, isStaticPod } from '@kubelet-ts/api';
 import { PodLifecycleError } from '../errors.js';
+import { serviceEnvironmentVariables, servicesForPod } from './service-env.js';
+import type { ServiceLister } from './service-env.js';
 
 /**
  * Where configMapKeyRef / secretKeyRef / envFrom values come from: @kubelet-ts/api's ObjectSource,
@@ -20,6 +22,8 @@ export interface EnvContext {
   /** Node allocatable: the value of resourceFieldRef limits a container does not set. */
   allocatable: NodeResources;
   source: ConfigMapSecretSource | undefined;
+  /** The services informer (API mode); standalone has none, and so no service variables (as upstream). */
+  services: ServiceLister | undefined;
 }
 
 const configError = (message: string): PodLifecycleError => new PodLifecycleError('CREATE_CONTAINER_CONFIG_ERROR', message);
@@ -123,12 +127,24 @@ async function lookup(
 const notFound = (kind: 'configMap' | 'secret', name: string): PodLifecycleError =>
   configError(`${kind === 'configMap' ? 'configmap' : 'secret'} "${name}" not found`);
 
+/** Upstream getServiceEnvVarMap, with its refusal to start a non-static pod before the services are known. */
+function serviceEnv(ctx: EnvContext): Map<string, string> {
+  if (ctx.services === undefined) return new Map();
+  if (!isStaticPod(ctx.pod) && !ctx.services.hasSynced()) {
+    throw configError('services have not yet been read at least once, cannot construct envvars');
+  }
+  const services = servicesForPod(ctx.services.list(), ctx.pod.metadata.namespace, ctx.pod.spec.enableServiceLinks !== false);
+  return serviceEnvironmentVariables(services);
+}
+
 /**
  * Upstream makeEnvironmentVariables: envFrom first, then env in order, `$(VAR)` in values
- * expanded against what was defined before. Later definitions of a name replace earlier ones.
+ * expanded against what was defined before and then the service variables; later definitions of
+ * a name replace earlier ones; the service variables the container does not define come last.
  * Throws PodLifecycleError `CreateContainerConfigError` with upstream's messages.
  */
 export async function makeEnvironmentVariables(ctx: EnvContext): Promise<Array<{ name: string; value: string }>> {
+  const services = serviceEnv(ctx);
   const env = new Map<string, string>();
   const cache: Cache = { configMaps: new Map(), secrets: new Map() };
   const ns = ctx.pod.metadata.namespace;
@@ -157,7 +173,7 @@ export async function makeEnvironmentVariables(ctx: EnvContext): Promise<Array<{
   for (const v of ctx.container.env ?? []) {
     let value = v.value ?? '';
     if (value !== '') {
-      value = expand(value, (name) => env.get(name));
+      value = expand(value, (name) => env.get(name) ?? services.get(name));
     } else if (v.valueFrom !== undefined) {
       const from = v.valueFrom;
       if (from.fieldRef !== undefined) {
@@ -185,5 +201,6 @@ export async function makeEnvironmentVariables(ctx: EnvContext): Promise<Array<{
     }
     env.set(v.name, value);
   }
+  for (const [name, value] of services) if (!env.has(name)) env.set(name, value);
   return [...env].map(([name, value]) => ({ name, value }));
 }

@@ -4,8 +4,8 @@
  * lease, and mirror pods. Loaded by dynamic import only when --kubeconfig is given, so standalone
  * never loads kube-client, certificate-manager or events.
  */
-import { isStaticPod, NodeSchema } from '@kubelet-ts/api';
-import type { Node, Pod } from '@kubelet-ts/api';
+import { isStaticPod, NodeSchema, ServiceSchema } from '@kubelet-ts/api';
+import type { Node, Pod, Service } from '@kubelet-ts/api';
 import type { Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
 import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs } from '@kubelet-ts/config';
@@ -15,7 +15,7 @@ import { createInformer, eventsApi, leasesApi, nodesApi, podsApi } from '@kubele
 import { createNodeLeaseController, createNodeRegistration, createNodeStatusUpdater } from '@kubelet-ts/node-status';
 import type { NodeStatusManager } from '@kubelet-ts/node-status';
 import { createMirrorPodManager } from '@kubelet-ts/pod-lifecycle';
-import type { MirrorPodManager, PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import type { MirrorPodManager, PodLifecycle, ServiceLister } from '@kubelet-ts/pod-lifecycle';
 import { createApiSource } from '@kubelet-ts/pod-sources';
 import type { ApiPodSource } from '@kubelet-ts/pod-sources';
 import { createApiStatusSink } from '@kubelet-ts/status-manager';
@@ -54,6 +54,8 @@ export interface ApiMode {
   getNode(): Node | undefined;
   /** ConfigMaps, Secrets and service account tokens for the pods (volumes, env), by pod registration. */
   objects: ClusterObjects;
+  /** Every service of the cluster, for the service environment variables. */
+  services: ServiceLister;
   /** Binds the kubelet built after this, and returns what then runs. */
   start(kubelet: ApiModeKubelet): ApiModeRunnables;
   close(): Promise<void>;
@@ -68,8 +70,11 @@ export interface ApiModeKubelet {
 export interface ApiModeRunnables {
   /** Start before the runtime answers (upstream Run): the node informer, registration, node status and lease, certificates. */
   heartbeats: Record<'nodeInformer' | 'nodeStatus' | 'nodeLease' | 'certificates', Runnable>;
-  /** With the other subsystems: the pod informer (once the node informer synced), pod statuses, mirror pods (after sourcesReady). */
-  pods: Record<'podInformer' | 'statusSink' | 'mirrorPods', Runnable>;
+  /**
+   * With the other subsystems: the pod informer (once the node informer synced), the services
+   * informer, pod statuses, mirror pods (after sourcesReady).
+   */
+  pods: Record<'podInformer' | 'serviceInformer' | 'statusSink' | 'mirrorPods', Runnable>;
 }
 
 /** Upstream NodeLeaseNamespace. */
@@ -125,6 +130,14 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     clock,
     logger: logger.child({ component: 'informer', resource: 'pods' }),
   });
+  // Upstream's service reflector: every namespace, for the service environment variables.
+  const serviceInformer = createInformer({
+    client: clients.main,
+    path: '/api/v1/services',
+    schema: ServiceSchema,
+    clock,
+    logger: logger.child({ component: 'informer', resource: 'services' }),
+  });
   const podSource = createApiSource({ informer: podInformer, nodeName, logger: logger.child({ component: 'config' }) });
   let kubelet: ApiModeKubelet | undefined;
   const mirrorPods = createMirrorPodManager({
@@ -161,10 +174,11 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     podSource,
     statusSink,
     objects,
+    services: serviceInformer,
     getNode: () => nodeInformer.get(nodeName),
     start(k) {
       kubelet = k;
-      return apiModeRunnables(options, { clients, credentials, nodeInformer, podInformer, statusSink, mirrorPods }, k);
+      return apiModeRunnables(options, { clients, credentials, nodeInformer, podInformer, serviceInformer, statusSink, mirrorPods }, k);
     },
     async close() {
       stopSink();
@@ -182,6 +196,7 @@ interface Connected {
   credentials: Credentials;
   nodeInformer: Informer<Node>;
   podInformer: Informer<unknown>;
+  serviceInformer: Informer<Service>;
   statusSink: ApiStatusSink;
   mirrorPods: MirrorPodManager;
 }
@@ -243,6 +258,7 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
           await informerRunnable(c.podInformer).run(signal);
         },
       },
+      serviceInformer: informerRunnable(c.serviceInformer),
       statusSink: { run: (signal) => c.statusSink.run(signal) },
       // Start it once every source delivered (lifecycle.sourcesReady): orphaned mirror pods are deleted then.
       mirrorPods: { run: (signal) => c.mirrorPods.run(signal) },
