@@ -350,6 +350,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     getNodeIPs: ctx.getNodeIPs,
     kubeletVersion: KUBELET_VERSION,
     maxPods: config.maxPods,
+    ...(config.podsPerCore !== undefined ? { podsPerCore: config.podsPerCore } : {}),
     maxImages: config.nodeStatusMaxImages,
     // The port of the authenticated server as configured in API mode (upstream daemonEndpoints); none standalone.
     kubeletPort: ctx.api !== undefined ? config.port : 0,

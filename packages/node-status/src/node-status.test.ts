@@ -135,6 +135,19 @@ describe('node status: the built node', () => {
     expect(node.status?.images?.[0]?.names).toEqual(['img:59']);
   });
 
+  it('limits pods to podsPerCore × cores when that is below maxPods (upstream MachineInfo)', async () => {
+    const podsWith = async (podsPerCore: number, cpu: string): Promise<string | undefined> =>
+      (
+        await createNodeStatus({
+          nodeName: 'n',
+          setters: [machineInfo({ capacity: () => ({ cpu, memory: '1Gi' }), allocatable: () => undefined, maxPods: 110, podsPerCore })],
+        }).getNode()
+      ).status?.capacity?.['pods'];
+    expect(await podsWith(10, '4')).toBe('40');
+    expect(await podsWith(50, '4')).toBe('110');
+    expect(await podsWith(0, '4')).toBe('110');
+  });
+
   it('syncNodeStatus hands the built node to the sink', async () => {
     const sink = new FakeNodeSink();
     const status = createNodeStatus({ nodeName: 'n', setters: [daemonEndpoints(() => 10250)], sink });

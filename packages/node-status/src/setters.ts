@@ -1,5 +1,6 @@
 // Upstream pkg/kubelet/nodestatus/setters.go: each setter reads its providers and fills its part of the node.
-import type { ContainerImage, Node, NodeCondition, NodeStatus, NodeSystemInfo, ResourceList } from '@kubelet-ts/api';
+import type { ContainerImage, Node, NodeCondition, NodeStatus, NodeSystemInfo, Quantity, ResourceList } from '@kubelet-ts/api';
+import { quantityValue } from '@kubelet-ts/api';
 import { goArch } from './platform.js';
 import type { NodeStatusSetter } from './types.js';
 
@@ -49,9 +50,23 @@ export interface MachineInfoProviders {
   allocatable: Provider<ResourceList | undefined>;
   /** `maxPods`: the `pods` resource of capacity and allocatable. */
   maxPods: number;
+  /** `podsPerCore` (0 or unset: no limit): `pods` is then at most this many per core of the cpu capacity. */
+  podsPerCore?: number;
   machineID?: Provider<string>;
   systemUUID?: Provider<string>;
   bootID?: Provider<string>;
+}
+
+/** Upstream MachineInfo's `pods`: maxPods, or fewer when podsPerCore × cores (NumCores, the cpu capacity) is less. */
+function podsCapacity(maxPods: number, podsPerCore: number, cpu: Quantity | undefined): number {
+  if (podsPerCore <= 0 || cpu === undefined) return maxPods;
+  let cores: number;
+  try {
+    cores = Math.floor(quantityValue(cpu));
+  } catch {
+    return maxPods;
+  }
+  return Math.min(cores * podsPerCore, maxPods);
 }
 
 /** Upstream MachineInfo: capacity and allocatable (with `pods`), and the machine's identity in nodeInfo. */
@@ -60,8 +75,8 @@ export function machineInfo(providers: MachineInfoProviders): NodeStatusSetter {
     name: 'MachineInfo',
     async set(node) {
       const status = statusOf(node);
-      const pods = String(providers.maxPods);
       const capacity = await providers.capacity();
+      const pods = String(podsCapacity(providers.maxPods, providers.podsPerCore ?? 0, capacity?.['cpu']));
       const allocatable = await providers.allocatable();
       status.capacity = { ...capacity, pods };
       status.allocatable = { ...(allocatable ?? capacity), pods };

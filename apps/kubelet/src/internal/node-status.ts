@@ -31,8 +31,9 @@ export interface KubeletNodeStatusOptions {
   nodeName: string;
   getNodeIPs: () => string[];
   kubeletVersion: string;
-  /** `maxPods` and `nodeStatusMaxImages` of the configuration. */
+  /** `maxPods`, `podsPerCore` and `nodeStatusMaxImages` of the configuration. */
   maxPods: number;
+  podsPerCore?: number;
   maxImages: number;
   /** The port of the kubelet's authenticated server, 0 when it serves none (standalone). */
   kubeletPort: number;
@@ -77,6 +78,7 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
         capacity: async () => ({ ...nodeResourceList(resources.capacity()), ...(await hugePages()) }),
         allocatable: async () => ({ ...nodeResourceList(resources.allocatable()), ...(await hugePages()) }),
         maxPods: options.maxPods,
+        ...(options.podsPerCore !== undefined ? { podsPerCore: options.podsPerCore } : {}),
         machineID: async () => (await hostInfo()).machineID,
         systemUUID: async () => (await hostInfo()).systemUUID,
         bootID: async () => (await hostInfo()).bootID,
