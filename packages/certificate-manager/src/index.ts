@@ -40,3 +40,5 @@ export type {
 } from './bootstrap.js';
 export { RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
 export type { CertificateManager, CertificateManagerOptions } from './manager.js';
+export { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, ensureSelfSignedPair, generateSelfSignedPair } from './self-signed.js';
+export type { EnsureSelfSignedOptions, SelfSignedOptions, SelfSignedPair } from './self-signed.js';
