@@ -6,7 +6,7 @@ import { FakeClock } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { createCriContainerLocator, pipeLogs, previousLogPath, streamContainerLogs } from './container-logs.js';
 import { ContainerLogsError } from './errors.js';
-import { parsePodLogOptions } from './options.js';
+import { parsePodLogOptions, podLogOptionsFromQuery } from './options.js';
 import { createFakeLocator, numberedLines, writeCriLog } from './testing/index.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -154,5 +154,30 @@ describe('pipeLogs and previousLogPath', () => {
   it('derives the previous attempt log as crictl does', () => {
     expect(previousLogPath('/var/log/pods/ns_p_u/app/3.log', 3)).toBe('/var/log/pods/ns_p_u/app/2.log');
     expect(previousLogPath('/var/log/pods/ns_p_u/app/0.log', 0)).toBeUndefined();
+  });
+});
+
+describe('podLogOptionsFromQuery', () => {
+  it('reads what the API server forwards for kubectl logs flags, booleans as Go parses them', () => {
+    const query = new URLSearchParams(
+      'follow=true&previous=0&timestamps=T&tailLines=10&limitBytes=500&sinceTime=2026-01-01T00:00:00Z&pretty=1',
+    );
+    expect(podLogOptionsFromQuery(query)).toEqual({
+      follow: true,
+      previous: false,
+      timestamps: true,
+      tailLines: 10,
+      limitBytes: 500,
+      sinceTime: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it.each([
+    ['follow=yes', 'follow: "yes" is not a boolean'],
+    ['tailLines=ten', 'tailLines: "ten" is not an integer'],
+    ['tailLines=-1', 'tailLines: must be greater than or equal to 0'],
+    ['sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z', 'at most one of'],
+  ])('refuses %s naming the parameter', (q, message) => {
+    expect(() => podLogOptionsFromQuery(new URLSearchParams(q))).toThrow(message);
   });
 });

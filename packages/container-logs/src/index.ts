@@ -12,7 +12,7 @@ export {
   MIN_CONTAINER_LOG_MONITOR_INTERVAL_MS,
 } from './log-manager.js';
 export type { ContainerLogManager, ContainerLogManagerOptions, LogRuntime, RotationResult } from './log-manager.js';
-export { newLogOptions, parsePodLogOptions, podLogOptionsSchema } from './options.js';
+export { newLogOptions, parsePodLogOptions, podLogOptionsFromQuery, podLogOptionsSchema } from './options.js';
 export type { LogOptions, LogStreamSelection, PodLogOptions } from './options.js';
 export { readLogs } from './reader.js';
 export type { LogChunk, ReadLogsOptions } from './reader.js';

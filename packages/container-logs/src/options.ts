@@ -59,6 +59,40 @@ export function parsePodLogOptions(input: unknown): PodLogOptions {
   return result.data as PodLogOptions;
 }
 
+/** Go's strconv.ParseBool, which the API's query parameter codec uses. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+const QUERY_BOOLEANS = new Set(['follow', 'previous', 'timestamps']);
+const QUERY_INTEGERS = new Set(['sinceSeconds', 'tailLines', 'limitBytes']);
+const QUERY_STRINGS = new Set(['container', 'sinceTime', 'stream']);
+
+/**
+ * v1.PodLogOptions from the query of `/containerLogs/…` (the API server forwards `kubectl logs`
+ * flags so): booleans as Go parses them, integers, strings; the last value of a repeated parameter
+ * wins. Unknown parameters are ignored, as the query codec does.
+ * @throws ContainerLogsError INVALID_OPTIONS naming the parameter, then the field checks of parsePodLogOptions.
+ */
+export function podLogOptionsFromQuery(query: URLSearchParams): PodLogOptions {
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of query) {
+    if (QUERY_BOOLEANS.has(key)) {
+      if (!GO_TRUE.has(value) && !GO_FALSE.has(value)) {
+        throw new ContainerLogsError('INVALID_OPTIONS', `invalid log options: ${key}: ${JSON.stringify(value)} is not a boolean`);
+      }
+      raw[key] = GO_TRUE.has(value);
+    } else if (QUERY_INTEGERS.has(key)) {
+      if (!/^[+-]?\d{1,15}$/.test(value)) {
+        throw new ContainerLogsError('INVALID_OPTIONS', `invalid log options: ${key}: ${JSON.stringify(value)} is not an integer`);
+      }
+      raw[key] = Number(value);
+    } else if (QUERY_STRINGS.has(key)) {
+      raw[key] = value;
+    }
+  }
+  return parsePodLogOptions(raw);
+}
+
 /** The reader's options: -1 means "all" for tail and limitBytes. */
 export interface LogOptions {
   tail: number;
