@@ -474,6 +474,26 @@ describe('pull credentials (upstream PullImage over the keyring)', () => {
     expect(same.pulls).toHaveLength(3);
   });
 
+  it('never shares a pull across credentials: concurrent pods with a good and a bad secret each pull with their own', async () => {
+    const images = new TestImages();
+    images.authError = (auth) => (auth?.username === 'good' ? undefined : unauthorized(auth?.username ?? 'anonymous'));
+    let release: () => void = () => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      serializeImagePulls: false,
+      getPullCredentials: (_image, p) => creds(p.metadata.uid === 'good-pod' ? 'good' : 'bad'),
+    });
+    const good = puller.ensureImageExists(pod('good-pod'), container('registry.io/app:1', 'Always'));
+    const bad = reasonOf(puller.ensureImageExists(pod('bad-pod'), container('registry.io/app:1', 'Always')));
+    await flushMicrotasks();
+    release();
+    await expect(good).resolves.toBe('sha256:17');
+    expect((await bad)[0]).toBe('ErrImagePull');
+    expect(images.auths.map((a) => a?.username)).toEqual(['good', 'bad']);
+  });
+
   it('fails the pull before it starts when the credentials cannot be looked up: no Pulling event, no back-off', async () => {
     const recorder = new RecordingEventRecorder();
     const images = new TestImages();

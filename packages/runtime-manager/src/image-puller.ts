@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { EventReason, defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
 import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
@@ -176,12 +177,21 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
     }
   };
 
-  const pull = (image: string, request: () => Promise<PullOutcome>): Promise<PullOutcome> => {
-    // Concurrent pulls of one image share one PullImage call.
-    const existing = inflight.get(image);
+  const pull = (
+    image: string,
+    runtimeHandler: string | undefined,
+    credentials: readonly AuthConfig[],
+    request: () => Promise<PullOutcome>,
+  ): Promise<PullOutcome> => {
+    // Concurrent pulls of one image with the same credentials share one PullImage call. Never across
+    // credentials: a pod whose secret is wrong must not get the image another pod's secret pulled.
+    const key = createHash('sha256')
+      .update(JSON.stringify([image, runtimeHandler ?? '', credentials]))
+      .digest('hex');
+    const existing = inflight.get(key);
     if (existing !== undefined) return existing;
-    const started = semaphore.run(request).finally(() => inflight.delete(image));
-    inflight.set(image, started);
+    const started = semaphore.run(request).finally(() => inflight.delete(key));
+    inflight.set(key, started);
     return started;
   };
 
@@ -248,7 +258,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
       try {
         log.info('Pulling image');
         const pulled = await abortable(
-          pull(image, async () => {
+          pull(image, runtimeHandler, credentials, async () => {
             const pullStartedAt = clock.now();
             const pullWith = (auth: AuthConfig | undefined): Promise<PullImageResponse> =>
               options.imageService.pullImage(
