@@ -71,19 +71,19 @@ const QUERY_STRINGS = new Set(['container', 'sinceTime', 'stream']);
  * v1.PodLogOptions from the query of `/containerLogs/…` (the API server forwards `kubectl logs`
  * flags so): booleans as Go parses them, integers, strings; the last value of a repeated parameter
  * wins. Unknown parameters are ignored, as the query codec does.
- * @throws ContainerLogsError INVALID_OPTIONS naming the parameter, then the field checks of parsePodLogOptions.
+ * @throws ContainerLogsError INVALID_QUERY naming a parameter that does not decode; INVALID_OPTIONS from parsePodLogOptions's checks.
  */
 export function podLogOptionsFromQuery(query: URLSearchParams): PodLogOptions {
   const raw: Record<string, unknown> = {};
   for (const [key, value] of query) {
     if (QUERY_BOOLEANS.has(key)) {
       if (!GO_TRUE.has(value) && !GO_FALSE.has(value)) {
-        throw new ContainerLogsError('INVALID_OPTIONS', `invalid log options: ${key}: ${JSON.stringify(value)} is not a boolean`);
+        throw new ContainerLogsError('INVALID_QUERY', `invalid log options: ${key}: ${JSON.stringify(value)} is not a boolean`);
       }
       raw[key] = GO_TRUE.has(value);
     } else if (QUERY_INTEGERS.has(key)) {
       if (!/^[+-]?\d{1,15}$/.test(value)) {
-        throw new ContainerLogsError('INVALID_OPTIONS', `invalid log options: ${key}: ${JSON.stringify(value)} is not an integer`);
+        throw new ContainerLogsError('INVALID_QUERY', `invalid log options: ${key}: ${JSON.stringify(value)} is not an integer`);
       }
       raw[key] = Number(value);
     } else if (QUERY_STRINGS.has(key)) {

@@ -8,3 +8,5 @@ export { createKubeletHttpServer } from './http-server.js';
 export type { KubeletHttpServer, KubeletHttpServerOptions } from './http-server.js';
 export { ServerError } from './errors.js';
 export type { ServerErrorCode } from './errors.js';
+export { installContainerLogs } from './container-logs-route.js';
+export type { ContainerLogsSource } from './container-logs-route.js';
