@@ -3,17 +3,35 @@ import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import type { NodeStatusManager } from '@kubelet-ts/node-status';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
-import { createHealthzServer, createReadOnlyServer, pingHealthz } from '@kubelet-ts/server';
-import type { KubeletHttpServer } from '@kubelet-ts/server';
+import {
+  createHealthzServer,
+  createKubeletServer,
+  createReadOnlyServer,
+  createRouter,
+  installContainerLogs,
+  installHealthz,
+  pingHealthz,
+  podListBody,
+  sendJson,
+} from '@kubelet-ts/server';
+import type { Authenticator, Authorizer, ContainerLogsSource, KubeletHttpServer, KubeletServerTlsOptions } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
 
 export interface KubeletServersOptions {
-  config: Pick<KubeletConfiguration, 'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort'>;
+  config: Pick<KubeletConfiguration, 'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port'>;
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
   nodeStatus: Pick<NodeStatusManager, 'getNode'>;
+  /** The authenticated server on `address:port` (API mode with `enableServer`); none without. */
+  authenticated?: {
+    nodeName: string;
+    tls: KubeletServerTlsOptions;
+    authenticator: Authenticator;
+    authorizer: Authorizer;
+    containerLogs: ContainerLogsSource;
+  };
   logger: Logger;
 }
 
@@ -32,8 +50,9 @@ interface Server {
 }
 
 /**
- * healthz (`healthzPort`; `pleg` and `syncloop` checks) and the read-only server (`readOnlyPort`:
- * `/pods`, healthz, and the kubelet-ts `/stats/summary` and `/node`). A port of 0 turns a server off.
+ * healthz (`healthzPort`; `pleg` and `syncloop` checks), the read-only server (`readOnlyPort`:
+ * `/pods`, healthz, and the kubelet-ts `/stats/summary` and `/node`) and the authenticated server
+ * (`port`: healthz, `/pods`, `/stats/summary`, `/containerLogs`). A port of 0 turns a server off.
  */
 export function createKubeletServers(options: KubeletServersOptions): KubeletServers {
   const { config, lifecycle, logger } = options;
@@ -52,6 +71,16 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     serveStatsSummary(readOnly, options.stats, logger);
     installNodeRoute(readOnly.router, options.nodeStatus);
     servers.push({ name: 'read-only', server: readOnly, host: config.address, port: config.readOnlyPort });
+  }
+  const auth = options.authenticated;
+  if (auth !== undefined && config.port > 0) {
+    const router = createRouter({ logger });
+    installHealthz(router, { checks, logger });
+    router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(await lifecycle.getPods())));
+    serveStatsSummary({ router }, options.stats, logger);
+    installContainerLogs(router, auth.containerLogs);
+    const server = createKubeletServer({ ...auth, router, logger });
+    servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
   const listening: Server[] = [];
   return {

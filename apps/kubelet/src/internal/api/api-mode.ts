@@ -29,6 +29,8 @@ import { resolveCredentials } from './credentials.js';
 import type { Credentials } from './credentials.js';
 import { createClusterObjects } from './objects.js';
 import type { ClusterObjects } from './objects.js';
+import { createKubeletServing } from './serving.js';
+import type { KubeletServing } from './serving.js';
 
 export interface ApiModeOptions {
   config: KubeletConfiguration;
@@ -56,6 +58,8 @@ export interface ApiMode {
   objects: ClusterObjects;
   /** Every service of the cluster, for the service environment variables. */
   services: ServiceLister;
+  /** TLS and authentication/authorization of the server on `port` (10250); undefined when `enableServer` is false. */
+  serving: KubeletServing | undefined;
   /** Binds the kubelet built after this, and returns what then runs. */
   start(kubelet: ApiModeKubelet): ApiModeRunnables;
   close(): Promise<void>;
@@ -108,6 +112,9 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     metrics,
   });
   logger.info('Connected to the API server', { server: credentials.connection.server, source: credentials.connection.source });
+  const serving = config.enableServer
+    ? await createKubeletServing({ config, flags, nodeName, client: clients.main, clock, logger: logger.child({ component: 'server' }) })
+    : undefined;
   const broadcaster = createEventBroadcaster({ clock, logger: logger.child({ component: 'events' }) });
   const recorder = broadcaster.newRecorder({ component: 'kubelet', host: nodeName });
   // Events recorded from now on are sent (with upstream's retries and aggregation) and logged at debug.
@@ -175,6 +182,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     statusSink,
     objects,
     services: serviceInformer,
+    serving,
     getNode: () => nodeInformer.get(nodeName),
     start(k) {
       kubelet = k;
