@@ -45,11 +45,12 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletHttpS
   const logger = options.logger ?? noopLogger;
   const { tls } = options;
   if (tls.clientCA !== undefined) parsePemCertificates(tls.clientCA, 'clientCA');
-  const ciphers = tlsCiphers(tls.cipherSuites);
+  const minVersion = tlsMinVersion(tls.minVersion);
+  const { ciphers, tls13Only } = tlsCiphers(tls.cipherSuites);
   const serverOptions: ServerOptions = {
     cert: tls.cert,
     key: tls.key,
-    minVersion: tlsMinVersion(tls.minVersion),
+    minVersion: tls13Only ? 'TLSv1.3' : minVersion,
     ...(ciphers !== undefined ? { ciphers } : {}),
     ...(tls.clientCA !== undefined ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
     maxHeaderSize: KUBELET_MAX_HEADER_BYTES,

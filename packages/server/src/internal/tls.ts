@@ -56,9 +56,13 @@ export function tlsMinVersion(name: string | undefined): SecureVersion {
   return version;
 }
 
-/** node's `ciphers` string for `tlsCipherSuites` (undefined: node's defaults); an unknown name is INVALID_TLS_CONFIG naming it. */
-export function tlsCiphers(names: readonly string[] | undefined): string | undefined {
-  if (names === undefined || names.length === 0) return undefined;
+/**
+ * node's `ciphers` string for `tlsCipherSuites` (undefined: node's defaults); an unknown name is
+ * INVALID_TLS_CONFIG naming it. `tls13Only`: only TLS 1.3 names were given, so Go offers no TLS 1.2 suite
+ * at all (OpenSSL refuses an empty list; the caller raises the minimum version instead).
+ */
+export function tlsCiphers(names: readonly string[] | undefined): { ciphers?: string; tls13Only: boolean } {
+  if (names === undefined || names.length === 0) return { tls13Only: false };
   const openssl: string[] = [];
   for (const name of names) {
     if (TLS13_SUITES.has(name)) continue;
@@ -66,6 +70,5 @@ export function tlsCiphers(names: readonly string[] | undefined): string | undef
     if (mapped === undefined) throw new ServerError('INVALID_TLS_CONFIG', `unsupported tlsCipherSuites name ${JSON.stringify(name)}`);
     if (!openssl.includes(mapped)) openssl.push(mapped);
   }
-  // Only TLS 1.3 names given: Go then offers no TLS 1.2 suite at all.
-  return openssl.length === 0 ? '!ALL' : openssl.join(':');
+  return openssl.length === 0 ? { tls13Only: true } : { ciphers: openssl.join(':'), tls13Only: false };
 }
