@@ -21,4 +21,12 @@ export type {
 } from './types.js';
 export { createInformer, INFORMER_BACKOFF_INITIAL_MS, INFORMER_BACKOFF_MAX_MS, INFORMER_BACKOFF_RESET_MS } from './informer.js';
 export type { InformerOptions } from './informer.js';
-export { certificateSigningRequestsApi, eventsApi, leasesApi, nodesApi, podsApi } from './resources.js';
+export {
+  certificateSigningRequestsApi,
+  eventsApi,
+  leasesApi,
+  nodesApi,
+  podsApi,
+  subjectAccessReviewsApi,
+  tokenReviewsApi,
+} from './resources.js';

@@ -1,6 +1,15 @@
 import { isConflict, isNotFound } from '@kubelet-ts/api';
 import type { Lease, Node, Pod } from '@kubelet-ts/api';
-import { certificateSigningRequestsApi, eventsApi, leasesApi, nodesApi, podsApi } from './resources.js';
+import {
+  certificateSigningRequestsApi,
+  eventsApi,
+  leasesApi,
+  nodesApi,
+  podsApi,
+  subjectAccessReviewsApi,
+  tokenReviewsApi,
+} from './resources.js';
+import type { KubeClient, RequestOptions } from './types.js';
 import { FakeKubeClient } from './testing/index.js';
 
 const pod = (name: string): Pod => ({ metadata: { name, namespace: 'ns', uid: '' }, spec: { containers: [] } }) as unknown as Pod;
@@ -75,5 +84,25 @@ describe('resource clients over a KubeClient', () => {
     await client.patch('/apis/certificates.k8s.io/v1/certificatesigningrequests/csr-a', { status: { certificate: 'x' } }, 'merge');
     await done;
     expect(seen).toEqual(['ADDED csr-a', 'MODIFIED csr-a']);
+  });
+
+  it('token and subject access reviews: a POST to the virtual create-only resource, returning the reply with its status', async () => {
+    // Reviews are not stored and have no name, so a recording create stands in for the API server.
+    const posted: { path: string; body: unknown; signal: AbortSignal | undefined }[] = [];
+    const client: Pick<KubeClient, 'create'> = {
+      create: <T>(path: string, body: unknown, options?: RequestOptions): Promise<T> => {
+        posted.push({ path, body, signal: options?.signal });
+        return Promise.resolve({ ...(body as object), status: { authenticated: true, allowed: true } } as T);
+      },
+    };
+    const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 't' } };
+    expect(await tokenReviewsApi(client).create(review)).toMatchObject({ spec: { token: 't' }, status: { authenticated: true } });
+    const controller = new AbortController();
+    const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'u' } };
+    expect(await subjectAccessReviewsApi(client).create(sar, controller.signal)).toMatchObject({ status: { allowed: true } });
+    expect(posted).toEqual([
+      { path: '/apis/authentication.k8s.io/v1/tokenreviews', body: review, signal: undefined },
+      { path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', body: sar, signal: controller.signal },
+    ]);
   });
 });

@@ -13,6 +13,8 @@ const podsPath = (namespace: string): string => `/api/v1/namespaces/${seg(namesp
 const leasesPath = (namespace: string): string => `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
 const eventsPath = (namespace: string): string => `/api/v1/namespaces/${seg(namespace)}/events`;
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+const TOKEN_REVIEWS = '/apis/authentication.k8s.io/v1/tokenreviews';
+const SUBJECT_ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
 /** A DeleteOptions body: the grace period and a UID precondition (upstream's final and mirror-pod deletes). */
 function deleteOptions(options: { gracePeriodSeconds?: number; uid?: string }): Record<string, unknown> {
@@ -74,6 +76,22 @@ export function certificateSigningRequestsApi(client: Client) {
     get: (name: string, signal?: AbortSignal): Promise<unknown> =>
       client.get(`${CSRS}/${seg(name)}`, signal !== undefined ? { signal } : {}),
     watch: (name: string, signal: AbortSignal): AsyncIterable<WatchEvent> => watchByName(client, CSRS, name, signal),
+  };
+}
+
+/** `AuthenticationV1().TokenReviews()`: create only (the webhook token authenticator's port, server `TokenReviewer`). */
+export function tokenReviewsApi(client: Pick<KubeClient, 'create'>) {
+  return {
+    create: (review: object, signal?: AbortSignal): Promise<unknown> =>
+      client.create(TOKEN_REVIEWS, review, signal !== undefined ? { signal } : {}),
+  };
+}
+
+/** `AuthorizationV1().SubjectAccessReviews()`: create only (the webhook authorizer's port, server `SubjectAccessReviewer`). */
+export function subjectAccessReviewsApi(client: Pick<KubeClient, 'create'>) {
+  return {
+    create: (sar: object, signal?: AbortSignal): Promise<unknown> =>
+      client.create(SUBJECT_ACCESS_REVIEWS, sar, signal !== undefined ? { signal } : {}),
   };
 }
 

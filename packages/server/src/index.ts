@@ -10,3 +10,34 @@ export { ServerError } from './errors.js';
 export type { ServerErrorCode } from './errors.js';
 export { installContainerLogs } from './container-logs-route.js';
 export type { ContainerLogsSource } from './container-logs-route.js';
+export { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './auth.js';
+export type {
+  AuthenticationResult,
+  Authenticator,
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  Authorizer,
+  SubjectAccessReviewer,
+  TokenReviewer,
+  UserInfo,
+} from './auth.js';
+export {
+  createWebhookTokenAuthenticator,
+  createX509Authenticator,
+  DEFAULT_TOKEN_CACHE_TTL_MS,
+  unionAuthenticator,
+} from './authenticators.js';
+export type { UnionAuthenticatorOptions, WebhookTokenAuthenticatorOptions, X509AuthenticatorOptions } from './authenticators.js';
+export {
+  alwaysAllowAuthorizer,
+  createWebhookAuthorizer,
+  DEFAULT_AUTHORIZED_TTL_MS,
+  DEFAULT_UNAUTHORIZED_TTL_MS,
+  nodeRequestAttributes,
+  subjectAccessReviewFor,
+} from './authorizers.js';
+export type { WebhookAuthorizerOptions } from './authorizers.js';
+export { createAuthFilter } from './auth-filter.js';
+export type { AuthFilter, AuthFilterOptions, RequestListener } from './auth-filter.js';
+export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.js';
+export type { KubeletServerOptions, KubeletServerTlsOptions } from './kubelet-server.js';

@@ -1,0 +1,73 @@
+import { createServer } from 'node:https';
+import type { ServerOptions } from 'node:https';
+import { noopLogger } from '@kubelet-ts/common';
+import type { Logger } from '@kubelet-ts/common';
+import type { Authenticator, Authorizer } from './auth.js';
+import { createAuthFilter } from './auth-filter.js';
+import { createKubeletHttpServer } from './http-server.js';
+import type { KubeletHttpServer } from './http-server.js';
+import { parsePemCertificates } from './internal/pem.js';
+import { tlsCiphers, tlsMinVersion } from './internal/tls.js';
+import type { Router } from './router.js';
+
+export interface KubeletServerTlsOptions {
+  /** PEM serving certificate (chain) and key (`tlsCertFile`, `tlsPrivateKeyFile`). */
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** PEM CA bundle for client certificates (`authentication.x509.clientCAFile`); unset: no certificate is requested. */
+  clientCA?: string | Buffer;
+  /** `tlsMinVersion`: `VersionTLS10` … `VersionTLS13`; default TLS 1.2. */
+  minVersion?: string;
+  /** `tlsCipherSuites`: Go's IANA names. */
+  cipherSuites?: readonly string[];
+}
+
+export interface KubeletServerOptions {
+  router: Router;
+  tls: KubeletServerTlsOptions;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  nodeName: string;
+  logger?: Logger;
+}
+
+/** Go's http.DefaultMaxHeaderBytes, which the kubelet server sets. */
+export const KUBELET_MAX_HEADER_BYTES = 1 << 20;
+
+/**
+ * The kubelet's authenticated server (`address:port`, 10250): https with the auth filter in front of the
+ * router. A client certificate is requested (not required) when `clientCA` is set, as upstream's
+ * `tls.RequestClientCert`. Timeouts follow upstream's http.Server: the whole request must arrive within 4h
+ * (ReadTimeout), keep-alive connections idle out after 90s (IdleTimeout); responses are not limited, so
+ * that log follows and other streams are not cut. Unknown TLS names throw ServerError `INVALID_TLS_CONFIG`.
+ */
+export function createKubeletServer(options: KubeletServerOptions): KubeletHttpServer {
+  const logger = options.logger ?? noopLogger;
+  const { tls } = options;
+  if (tls.clientCA !== undefined) parsePemCertificates(tls.clientCA, 'clientCA');
+  const minVersion = tlsMinVersion(tls.minVersion);
+  const { ciphers, tls13Only } = tlsCiphers(tls.cipherSuites);
+  const serverOptions: ServerOptions = {
+    cert: tls.cert,
+    key: tls.key,
+    minVersion: tls13Only ? 'TLSv1.3' : minVersion,
+    ...(ciphers !== undefined ? { ciphers } : {}),
+    ...(tls.clientCA !== undefined ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
+    maxHeaderSize: KUBELET_MAX_HEADER_BYTES,
+    headersTimeout: 60_000,
+    requestTimeout: 4 * 60 * 60_000,
+    keepAliveTimeout: 90_000,
+  };
+  const filter = createAuthFilter({
+    authenticator: options.authenticator,
+    authorizer: options.authorizer,
+    nodeName: options.nodeName,
+    logger,
+  });
+  return createKubeletHttpServer({
+    router: options.router,
+    logger,
+    name: 'kubelet',
+    createServer: (listener) => createServer(serverOptions, filter(listener)),
+  });
+}
