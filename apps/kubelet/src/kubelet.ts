@@ -30,7 +30,7 @@ import type { AdmissionNode } from './internal/admission.js';
 import { checkRuntimeCgroupDriver, startContainerManager } from './internal/cgroups.js';
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
-import { createKubeletContainerLogManager } from './internal/container-logs.js';
+import { containerLogsSource, createKubeletContainerLogManager } from './internal/container-logs.js';
 import { createKubeletEvictionManager, evictionAdmitHandler, evictionMonitoringIntervalMs } from './internal/eviction.js';
 import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
@@ -379,7 +379,29 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     logger: admissionLogger,
   }))
     lifecycle.addPodAdmitHandler(handler);
-  const servers = createKubeletServers({ config, lifecycle, stats, nodeStatus, logger });
+  // The authenticated server on `port` (server): API mode's TLS and auth, the container logs from CRI.
+  const serving = ctx.api?.serving;
+  const authenticated =
+    serving === undefined
+      ? undefined
+      : {
+          ...serving,
+          nodeName: ctx.node.nodeName,
+          containerLogs: containerLogsSource({
+            getPods: () => lifecycle.getPods(),
+            runtime: cri.runtime,
+            clock,
+            logger: logger.child({ component: 'container-logs' }),
+          }),
+        };
+  const servers = createKubeletServers({
+    config,
+    lifecycle,
+    stats,
+    nodeStatus,
+    ...(authenticated !== undefined ? { authenticated } : {}),
+    logger,
+  });
   // Eviction starts once every pod source was seen (upstream starts it with the runtime-dependent modules, after the first pods were admitted).
   const evictionRunnable: Runnable = { run: (signal) => eviction.run(signal) };
   return {

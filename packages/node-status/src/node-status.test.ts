@@ -136,7 +136,7 @@ describe('node status: the built node', () => {
   });
 
   it('limits pods to podsPerCore × cores when that is below maxPods (upstream MachineInfo)', async () => {
-    const podsWith = async (podsPerCore: number, cpu: string): Promise<string | undefined> =>
+    const podsWith = async (podsPerCore: number, cpu: string): Promise<string | number | undefined> =>
       (
         await createNodeStatus({
           nodeName: 'n',

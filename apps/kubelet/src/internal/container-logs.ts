@@ -2,8 +2,17 @@ import type { Clock, Logger } from '@kubelet-ts/common';
 import { parseQuantity } from '@kubelet-ts/api';
 import { durationMs } from '@kubelet-ts/config';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
-import { createContainerLogManager } from '@kubelet-ts/container-logs';
+import type { Pod } from '@kubelet-ts/api';
+import {
+  ContainerLogsError,
+  createContainerLogManager,
+  createCriContainerLocator,
+  podLogOptionsFromQuery,
+  streamContainerLogs,
+} from '@kubelet-ts/container-logs';
 import type { ContainerLogManager, LogRuntime } from '@kubelet-ts/container-logs';
+import type { RuntimeService } from '@kubelet-ts/cri-client';
+import type { ContainerLogsSource } from '@kubelet-ts/server';
 
 export type ContainerLogsConfig = Pick<
   KubeletConfiguration,
@@ -35,4 +44,40 @@ export function createKubeletContainerLogManager(options: {
     clock,
     logger,
   });
+}
+
+/**
+ * The `/containerLogs` route's source (upstream GetKubeletContainerLogs): the kubelet's pods by
+ * name, the container found through its CRI labels, the log read from its file. A query that does
+ * not decode is a 400, options that do not validate a 422, as upstream answers them.
+ */
+export function containerLogsSource(options: {
+  getPods: () => readonly Pod[];
+  runtime: Pick<RuntimeService, 'listContainers' | 'containerStatus'>;
+  clock: Clock;
+  logger: Logger;
+}): ContainerLogsSource {
+  const locate = createCriContainerLocator(options.runtime);
+  return {
+    getPodByName: (namespace, name) => options.getPods().find((p) => p.metadata.namespace === namespace && p.metadata.name === name),
+    async streamLogs({ pod, container, query, signal }) {
+      let logOptions;
+      try {
+        logOptions = podLogOptionsFromQuery(query);
+      } catch (err) {
+        throw Object.assign(err as Error, { status: ContainerLogsError.is(err, 'INVALID_OPTIONS') ? 422 : 400 });
+      }
+      return streamContainerLogs({
+        namespace: pod.metadata.namespace,
+        pod: pod.metadata.name,
+        container,
+        options: logOptions,
+        locate,
+        runtime: options.runtime,
+        signal,
+        clock: options.clock,
+        logger: options.logger,
+      });
+    },
+  };
 }

@@ -76,7 +76,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
   if (auth !== undefined && config.port > 0) {
     const router = createRouter({ logger });
     installHealthz(router, { checks, logger });
-    router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(await lifecycle.getPods())));
+    router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
     installContainerLogs(router, auth.containerLogs);
     const server = createKubeletServer({ ...auth, router, logger });

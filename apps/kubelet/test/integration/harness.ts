@@ -120,6 +120,20 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
   await Promise.all([manifestDir, rootDir, podLogsDir, hostDir].map((d) => fs.mkdir(d, { recursive: true })));
   const readOnlyPort = await freePort();
   const healthzPort = await freePort();
+  // In API mode the authenticated server listens on the node IP (the API server proxies to it there),
+  // on a free port unless the test names one: kubelets of one machine must not share 0.0.0.0:10250.
+  const extra = options.config ?? [];
+  const serverLines =
+    options.apiServer === undefined
+      ? []
+      : [
+          ...(extra.some((l) => l.startsWith('address:')) ? [] : [`address: ${options.apiServer.nodeIp}`]),
+          ...(extra.some((l) => l.startsWith('port:')) ? [] : [`port: ${await freePort()}`]),
+          // The API server's kubelet client certificate is signed by the cluster CA, as on a kubeadm node.
+          ...(extra.some((l) => l.startsWith('authentication:')) || process.env['KUBELET_TS_CA_FILE'] === undefined
+            ? []
+            : [`authentication: {x509: {clientCAFile: ${process.env['KUBELET_TS_CA_FILE']}}}`]),
+        ];
   const configFile = path.join(base, 'kubelet-config.yaml');
   await fs.writeFile(
     configFile,
@@ -136,7 +150,8 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
       // every suite even on a disk fuller than the 85 % default.
       'imageGCHighThresholdPercent: 100',
       'imageGCLowThresholdPercent: 99',
-      ...(options.config ?? []),
+      ...serverLines,
+      ...extra,
       '',
     ].join('\n'),
   );
