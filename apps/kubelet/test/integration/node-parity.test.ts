@@ -38,7 +38,7 @@ function comparable(node: NodeObj, self: { name: string; ip: string }): Json {
   n.status.nodeInfo.kubeletVersion = '<version>';
   // The images both see in the one containerd: the same set, in any order.
   n.status.images = [...(n.status.images ?? [])]
-    .map((i: { names: string[]; sizeBytes: number }) => `${[...i.names].sort().join(',')} ${i.sizeBytes}`)
+    .map((i: { names: string[] | null; sizeBytes: number }) => `${[...(i.names ?? [])].sort().join(',')} ${i.sizeBytes}`)
     .sort();
   for (const list of ['capacity', 'allocatable']) n.status[list] = quantities(n.status[list]);
   return n as Json;
