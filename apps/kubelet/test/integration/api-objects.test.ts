@@ -8,10 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { BUSYBOX, createKubelet, eventually } from './harness.js';
+import { BUSYBOX, createKubelet, eventually, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
 
@@ -173,17 +172,12 @@ it('the kube-api-access volume holds a token bound to the pod that the API serve
   expect(await read('namespace')).toBe(ns);
   const ca = await fs.readFile(path.join(out, 'ca.crt'));
   const server = new URL(cp.apiserver);
-  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = https.request(
-      { host: server.hostname, port: server.port, path: '/api', ca, headers: { authorization: `Bearer ${token}` } },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
+  const answer = await httpsGet({
+    host: server.hostname,
+    port: server.port,
+    path: '/api',
+    ca,
+    headers: { authorization: `Bearer ${token}` },
   });
   expect(answer.status).toBe(200);
   expect(JSON.parse(answer.body)).toMatchObject({ kind: 'APIVersions' });

@@ -7,6 +7,7 @@ import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { promises as fs, readdirSync, rmdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
+import https from 'node:https';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -337,4 +338,17 @@ export function busyboxPod(
     metadata: { name },
     spec: { terminationGracePeriodSeconds: 2, ...spec, containers: containers.map((c) => ({ image: BUSYBOX(), ...c })) },
   };
+}
+
+/** One HTTPS GET (status and body): the tests' direct calls to the API server and the kubelet's port. */
+export function httpsGet(options: https.RequestOptions): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ method: 'GET', ...options }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

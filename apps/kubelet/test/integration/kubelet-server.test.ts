@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import https from 'node:https';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { BUSYBOX, createKubelet, eventually } from './harness.js';
+import { BUSYBOX, createKubelet, eventually, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
 
@@ -41,23 +40,12 @@ afterAll(async () => {
 }, 180_000);
 
 function direct(path: string, token?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: cp.nodeIp,
-        port,
-        path,
-        rejectUnauthorized: false,
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
+  return httpsGet({
+    host: cp.nodeIp,
+    port,
+    path,
+    rejectUnauthorized: false,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
   });
 }
 
