@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './auth.js';
 import type { AuthenticationResult, Authenticator, TokenReviewer, UserInfo } from './auth.js';
 import { parsePemCertificates } from './internal/pem.js';
+import { review } from './internal/review.js';
 import { TtlCache } from './internal/ttl-cache.js';
 
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
@@ -150,24 +151,16 @@ export function createWebhookTokenAuthenticator(options: WebhookTokenAuthenticat
   const audiences = [...(options.audiences ?? [])];
   const cache = new TtlCache<CachedToken>(clock);
 
-  const review = async (token: string): Promise<{ result: CachedToken; cacheable: boolean }> => {
-    const controller = new AbortController();
-    const timer = clock.setTimeout(() => controller.abort(new Error(`token review timed out after ${timeoutMs}ms`)), timeoutMs);
-    let reply: unknown;
-    try {
-      reply = await options.reviewer.review(token, controller.signal);
-    } catch (err) {
-      return { result: { kind: 'failed', message: `token review failed: ${errorMessage(err)}` }, cacheable: false };
-    } finally {
-      clock.clearTimeout(timer);
+  const reviewToken = async (token: string): Promise<{ result: CachedToken; cacheable: boolean }> => {
+    const outcome = await review('token review', (signal) => options.reviewer.review(token, signal), tokenReviewSchema, clock, timeoutMs);
+    if (!outcome.ok) {
+      const message =
+        outcome.stage === 'call'
+          ? `token review failed: ${errorMessage(outcome.err)}`
+          : `token review reply is not a TokenReview${outcome.where}`;
+      return { result: { kind: 'failed', message }, cacheable: false };
     }
-    const parsed = tokenReviewSchema.safeParse(reply);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(root)'}: ${issue.message}`;
-      return { result: { kind: 'failed', message: `token review reply is not a TokenReview${where}` }, cacheable: false };
-    }
-    const status = parsed.data.status ?? {};
+    const status = outcome.reply.status ?? {};
     if (status.authenticated !== true) {
       if (status.error !== undefined && status.error !== '') return { result: { kind: 'failed', message: status.error }, cacheable: false };
       return { result: { kind: 'failed', message: 'invalid bearer token' }, cacheable: true };
@@ -194,7 +187,7 @@ export function createWebhookTokenAuthenticator(options: WebhookTokenAuthenticat
       const key = tokenKey(token, audiences);
       let result = cache.get(key);
       if (result === undefined) {
-        const fresh = await review(token);
+        const fresh = await reviewToken(token);
         result = fresh.result;
         if (fresh.cacheable) cache.set(key, result, ttl);
       }

@@ -3,6 +3,7 @@ import type { Clock } from '@kubelet-ts/common';
 import { z } from 'zod';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, SubjectAccessReviewer, UserInfo } from './auth.js';
 import { ServerError } from './errors.js';
+import { review } from './internal/review.js';
 import { TtlCache } from './internal/ttl-cache.js';
 
 /** `authorization.mode: AlwaysAllow`. */
@@ -135,24 +136,19 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
   const timeoutMs = options.timeoutMs ?? 10_000;
   const cache = new TtlCache<SarStatus>(clock);
 
-  const review = async (sar: object): Promise<SarStatus> => {
-    const controller = new AbortController();
-    const timer = clock.setTimeout(() => controller.abort(new Error(`subject access review timed out after ${timeoutMs}ms`)), timeoutMs);
-    let reply: unknown;
-    try {
-      reply = await options.reviewer.review(sar, controller.signal);
-    } catch (err) {
-      throw new ServerError('WEBHOOK_FAILED', `subject access review failed: ${errorMessage(err)}`, { cause: err });
-    } finally {
-      clock.clearTimeout(timer);
+  const reviewSar = async (sar: object): Promise<SarStatus> => {
+    const outcome = await review(
+      'subject access review',
+      (signal) => options.reviewer.review(sar, signal),
+      sarReplySchema,
+      clock,
+      timeoutMs,
+    );
+    if (outcome.ok) return outcome.reply.status ?? {};
+    if (outcome.stage === 'call') {
+      throw new ServerError('WEBHOOK_FAILED', `subject access review failed: ${errorMessage(outcome.err)}`, { cause: outcome.err });
     }
-    const parsed = sarReplySchema.safeParse(reply);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(root)'}: ${issue.message}`;
-      throw new ServerError('WEBHOOK_FAILED', `subject access review reply is not a SubjectAccessReview${where}`);
-    }
-    return parsed.data.status ?? {};
+    throw new ServerError('WEBHOOK_FAILED', `subject access review reply is not a SubjectAccessReview${outcome.where}`);
   };
 
   return {
@@ -161,7 +157,7 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
       const key = JSON.stringify(sar.spec);
       let status = cache.get(key);
       if (status === undefined) {
-        status = await review(sar);
+        status = await reviewSar(sar);
         cache.set(key, status, status.allowed === true ? authorizedTtl : unauthorizedTtl);
       }
       const reason = status.reason ?? '';
