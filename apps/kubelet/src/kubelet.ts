@@ -42,6 +42,7 @@ import { createPullCredentials } from './internal/pull-credentials.js';
 import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
 import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
 import { createKubeletServers } from './internal/servers.js';
+import { streamingSource } from './internal/streaming.js';
 import type { KubeletServers } from './internal/servers.js';
 import { podSourcesRunnable, staticPodSources } from './internal/sources.js';
 import { createKubeletStats } from './internal/stats.js';
@@ -95,7 +96,7 @@ export function isApiMode(flags: Pick<KubeletFlags, 'kubeconfig'>): flags is Kub
 
 /**
  * The start-up log line: the configuration as it takes effect. The authenticated server (port
- * 10250: logs, exec, metrics) is not served yet, whatever the configuration asks for.
+ * 10250) is served in API mode with `enableServer`.
  */
 export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>, node: NodeIdentity): LogFields {
   const api = isApiMode(options.flags);
@@ -393,6 +394,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
             clock,
             logger: logger.child({ component: 'container-logs' }),
           }),
+          streaming: streamingSource({ getPods: () => lifecycle.getPods(), runtime: cri.runtime }),
         };
   const servers = createKubeletServers({
     config,

@@ -10,11 +10,19 @@ import {
   createRouter,
   installContainerLogs,
   installHealthz,
+  installStreaming,
   pingHealthz,
   podListBody,
   sendJson,
 } from '@kubelet-ts/server';
-import type { Authenticator, Authorizer, ContainerLogsSource, KubeletHttpServer, KubeletServerTlsOptions } from '@kubelet-ts/server';
+import type {
+  Authenticator,
+  Authorizer,
+  ContainerLogsSource,
+  KubeletHttpServer,
+  KubeletServerTlsOptions,
+  StreamingSource,
+} from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
@@ -31,6 +39,7 @@ export interface KubeletServersOptions {
     authenticator: Authenticator;
     authorizer: Authorizer;
     containerLogs: ContainerLogsSource;
+    streaming: StreamingSource;
   };
   logger: Logger;
 }
@@ -52,7 +61,8 @@ interface Server {
 /**
  * healthz (`healthzPort`; `pleg` and `syncloop` checks), the read-only server (`readOnlyPort`:
  * `/pods`, healthz, and the kubelet-ts `/stats/summary` and `/node`) and the authenticated server
- * (`port`: healthz, `/pods`, `/stats/summary`, `/containerLogs`). A port of 0 turns a server off.
+ * (`port`: healthz, `/pods`, `/stats/summary`, `/containerLogs`, `/exec`, `/attach`, `/portForward`,
+ * `/run`). A port of 0 turns a server off.
  */
 export function createKubeletServers(options: KubeletServersOptions): KubeletServers {
   const { config, lifecycle, logger } = options;
@@ -79,6 +89,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
     installContainerLogs(router, auth.containerLogs);
+    installStreaming(router, auth.streaming);
     const server = createKubeletServer({ ...auth, router, logger });
     servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
