@@ -94,6 +94,9 @@ export function isApiMode(flags: Pick<KubeletFlags, 'kubeconfig'>): flags is Kub
   return flags.kubeconfig !== undefined && flags.kubeconfig !== '';
 }
 
+/** The node's log directory the authenticated server's `/logs/` serves (upstream's, fixed). */
+const NODE_LOG_DIR = '/var/log';
+
 /**
  * The start-up log line: the configuration as it takes effect. The authenticated server (port
  * 10250) is served in API mode with `enableServer`.
@@ -395,6 +398,9 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
             logger: logger.child({ component: 'container-logs' }),
           }),
           streaming: streamingSource({ getPods: () => lifecycle.getPods(), runtime: cri.runtime }),
+          configz: () => ({ ...config }),
+          runningPods: () => agents.runtime.getPods(false),
+          nodeLogDir: NODE_LOG_DIR,
         };
   const servers = createKubeletServers({
     config,

@@ -43,3 +43,7 @@ export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.
 export type { KubeletServerOptions, KubeletServerTlsOptions } from './kubelet-server.js';
 export { installStreaming, portsFromQuery, streamOptionsFromQuery } from './streaming-route.js';
 export type { ContainerTarget, StreamingSource, StreamOptions } from './streaming-route.js';
+export { DEBUGGING_PATHS, installConfigz, installDebuggingDisabled, installRunningPods } from './debugging-routes.js';
+export type { RunningPodSummary } from './debugging-routes.js';
+export { installNodeLogs } from './node-logs-route.js';
+export type { NodeLogsOptions } from './node-logs-route.js';

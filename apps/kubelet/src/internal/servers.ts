@@ -9,11 +9,16 @@ import {
   createReadOnlyServer,
   createRouter,
   installContainerLogs,
+  installConfigz,
+  installDebuggingDisabled,
   installHealthz,
+  installNodeLogs,
+  installRunningPods,
   installStreaming,
   pingHealthz,
   podListBody,
   sendJson,
+  sendText,
 } from '@kubelet-ts/server';
 import type {
   Authenticator,
@@ -21,6 +26,8 @@ import type {
   ContainerLogsSource,
   KubeletHttpServer,
   KubeletServerTlsOptions,
+  Router,
+  RunningPodSummary,
   StreamingSource,
 } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
@@ -28,7 +35,10 @@ import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
 
 export interface KubeletServersOptions {
-  config: Pick<KubeletConfiguration, 'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port'>;
+  config: Pick<
+    KubeletConfiguration,
+    'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port' | 'enableDebuggingHandlers' | 'enableSystemLogHandler'
+  >;
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
   nodeStatus: Pick<NodeStatusManager, 'getNode'>;
@@ -40,6 +50,12 @@ export interface KubeletServersOptions {
     authorizer: Authorizer;
     containerLogs: ContainerLogsSource;
     streaming: StreamingSource;
+    /** `/configz`: the configuration in effect. */
+    configz: () => Record<string, unknown>;
+    /** `/runningpods/`: the runtime's running pods. */
+    runningPods: () => Promise<readonly RunningPodSummary[]>;
+    /** `/logs/`: the node's log directory (upstream's `/var/log`). */
+    nodeLogDir: string;
   };
   logger: Logger;
 }
@@ -88,8 +104,8 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     installHealthz(router, { checks, logger });
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
-    installContainerLogs(router, auth.containerLogs);
-    installStreaming(router, auth.streaming);
+    if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config.enableSystemLogHandler !== false);
+    else installDebuggingDisabled(router);
     const server = createKubeletServer({ ...auth, router, logger });
     servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
@@ -111,4 +127,18 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
       }
     },
   };
+}
+
+/**
+ * Upstream InstallAuthRequiredHandlers and InstallSystemLogHandler (`enableDebuggingHandlers`): logs,
+ * streaming, /configz, /runningpods/, and `/logs/` unless `enableSystemLogHandler` is off (then 405
+ * `logs endpoint is disabled.`).
+ */
+function installDebuggingHandlers(router: Router, auth: NonNullable<KubeletServersOptions['authenticated']>, systemLogs: boolean): void {
+  installContainerLogs(router, auth.containerLogs);
+  installStreaming(router, auth.streaming);
+  installConfigz(router, auth.configz);
+  installRunningPods(router, auth.runningPods);
+  if (systemLogs) installNodeLogs(router, { dir: auth.nodeLogDir });
+  else router.add('*', '/logs/*', async (_req, res) => sendText(res, 405, 'logs endpoint is disabled.\n'));
 }

@@ -3,8 +3,15 @@
  * (`kubectl logs`, `exec`, `attach`, `port-forward`, `cp`, `get --raw …/proxy/…`) and directly (401 without credentials, 403
  * for a token whose user may not proxy to nodes), with the self-signed serving pair in --cert-dir.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type https from 'node:https';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import { createTestCa } from '@kubelet-ts/certificate-manager/testing';
+import type { TestCa } from '@kubelet-ts/certificate-manager/testing';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
 import { createKubelet, eventually, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
@@ -132,4 +139,131 @@ describe('kubectl logs, exec, attach, port-forward, cp and /run through the API 
     expect(seen.failing).toMatch(/command 'false' exited with 1/);
     expect(seen.notUpgraded).toMatch(/Upgrade request required|InternalError/);
   }, 60_000);
+});
+
+describe('/configz, /runningpods/ and /logs/ through the node proxy', () => {
+  const raw = (p: string): Promise<string> => kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy${p}`);
+
+  it('/configz gives the configuration in effect', async () => {
+    const { kubeletconfig } = JSON.parse(await raw('/configz')) as { kubeletconfig: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(kubeletconfig['port']).toBe(port);
+    expect(kubeletconfig['authentication']?.anonymous?.enabled).toBe(false);
+    expect(kubeletconfig['authorization']?.mode).toBe('Webhook');
+    expect(kubeletconfig['kind']).toBeUndefined();
+  });
+
+  it('/runningpods/ lists what the runtime runs', async () => {
+    const list = JSON.parse(await raw('/runningpods/')) as {
+      kind: string;
+      items: Array<{ metadata: { name: string; namespace: string }; spec: { containers: Array<{ name: string }> } }> | null;
+    };
+    expect(list.kind).toBe('PodList');
+    const shell = (list.items ?? []).find((p) => p.metadata.name === 'shell' && p.metadata.namespace === ns);
+    expect(shell?.spec.containers.map((c) => c.name).sort()).toEqual(['echoer', 'twice', 'web']);
+  });
+
+  it('/logs/ serves the files of /var/log, and nothing outside it', async () => {
+    const name = `kubelet-ts-it-${randomBytes(4).toString('hex')}.log`;
+    await fs.writeFile(`/var/log/${name}`, 'a node log line\n');
+    try {
+      expect(await raw(`/logs/${name}`)).toBe('a node log line\n');
+      expect(await raw('/logs/')).toContain(`<a href="${name}">${name}</a>`);
+      const escaped = await kubectl.run(['get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/logs/..%2f..%2fetc%2fpasswd`]);
+      expect(escaped.code).not.toBe(0);
+      expect(escaped.stdout).not.toContain('root:');
+    } finally {
+      await fs.rm(`/var/log/${name}`, { force: true });
+    }
+  });
+});
+
+describe('hostile input on the kubelet port', () => {
+  let admin: { cert: string; key: string };
+  let expired: { cert: string; key: string };
+  let stranger: { cert: string; key: string };
+
+  beforeAll(async () => {
+    const clusterCa = createTestCa({
+      existing: { certificatePem: await fs.readFile(cp.caFile, 'utf8'), keyPem: await fs.readFile(cp.caKeyFile, 'utf8') },
+    });
+    const keyPair = (): { publicKey: KeyObject; keyPem: string } => {
+      const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      return { publicKey, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    };
+    const hour = 3600_000;
+    const now = Date.now();
+    const issue = (ca: TestCa, notBefore: number, notAfter: number): { cert: string; key: string } => {
+      const k = keyPair();
+      const subject = { commonName: 'kts-it-admin', organization: ['system:masters'] };
+      return { cert: ca.issue({ subject, publicKey: k.publicKey, notBefore, notAfter }), key: k.keyPem };
+    };
+    admin = issue(clusterCa, now - hour, now + hour);
+    expired = issue(clusterCa, now - 3 * hour, now - hour);
+    stranger = issue(createTestCa(), now - hour, now + hour);
+  });
+
+  const get = (p: string, options: https.RequestOptions = {}) =>
+    httpsGet({ host: cp.nodeIp, port, path: p, rejectUnauthorized: false, ...options });
+  const stillServing = async (): Promise<void> => {
+    expect(await get('/healthz', { cert: admin.cert, key: admin.key })).toEqual({ status: 200, body: 'ok' });
+  };
+
+  it('takes a client certificate of the cluster CA, refuses an expired one and one of another CA (401)', async () => {
+    expect((await get('/pods', { cert: admin.cert, key: admin.key })).status).toBe(200);
+    expect(await get('/pods', { cert: expired.cert, key: expired.key })).toEqual({ status: 401, body: 'Unauthorized' });
+    expect(await get('/pods', { cert: stranger.cert, key: stranger.key })).toEqual({ status: 401, body: 'Unauthorized' });
+    await stillServing();
+  });
+
+  it('refuses bad tokens, including a huge one, with 401', async () => {
+    for (const token of ['', 'x', 'a.b.c', 'ey'.repeat(200_000)]) {
+      const answer = await get('/pods', { headers: { authorization: `Bearer ${token}` } });
+      expect([token.length, answer.status]).toEqual([token.length, token.length > 400_000 ? 431 : 401]);
+    }
+    await stillServing();
+  });
+
+  it('closes connections that do not speak TLS, and headers over 1 MiB get 431', async () => {
+    const plain = await new Promise<string>((resolve) => {
+      const socket = netConnect(port, cp.nodeIp, () => socket.write('GET /pods HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let data = '';
+      socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+      socket.on('close', () => resolve(data));
+      socket.on('error', () => undefined);
+    });
+    expect(plain).not.toContain('"PodList"');
+    const big = await get('/pods', { cert: admin.cert, key: admin.key, headers: { 'x-filler': 'f'.repeat(1_100_000) } });
+    expect(big.status).toBe(431);
+    await stillServing();
+  });
+
+  it('keeps serving while slow clients trickle their headers', async () => {
+    const slow = Array.from({ length: 20 }, () =>
+      tlsConnect({ host: cp.nodeIp, port, rejectUnauthorized: false }, function (this: TLSSocket) {
+        this.write('GET /pods HTTP/1.1\r\nHost: x\r\n');
+      }),
+    );
+    const drip = setInterval(() => slow.forEach((s) => s.write('X-Slow: 1\r\n')), 200);
+    try {
+      for (let i = 0; i < 5; i++) await stillServing();
+    } finally {
+      clearInterval(drip);
+      slow.forEach((s) => s.destroy());
+    }
+  });
+
+  it('does not let paths escape: traversal in /containerLogs and /logs/', async () => {
+    const auth = { cert: admin.cert, key: admin.key };
+    for (const p of [
+      '/containerLogs/..%2f..%2f..%2fetc/passwd/x',
+      `/containerLogs/${ns}/shell/..%2f..%2f..%2f..%2fetc%2fpasswd`,
+      '/logs/..%2f..%2fetc%2fpasswd',
+      '/logs/%2e%2e/%2e%2e/etc/passwd',
+      '/logs/../../etc/passwd',
+    ]) {
+      const answer = await get(p, auth);
+      expect([p, answer.status >= 400, answer.body.includes('root:')]).toEqual([p, true, false]);
+    }
+    await stillServing();
+  });
 });
