@@ -3,7 +3,15 @@ import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { digestedName, kubeletClientUsages, makeCsrPem, nodeClientSubject, parseCsrPem } from './csr.js';
+import {
+  digestedName,
+  kubeletClientUsages,
+  kubeletServingUsages,
+  makeCsrPem,
+  nodeClientSubject,
+  nodeServingTemplate,
+  parseCsrPem,
+} from './csr.js';
 import { CertificateError } from './errors.js';
 import { generatePrivateKeyPem, parsePrivateKeyPem } from './keys.js';
 
@@ -47,6 +55,54 @@ describe('makeCsrPem', () => {
     const parsed = parseCsrPem(makeCsrPem(key, { commonName: 'système:node_x*', organization: [] }));
     expect(parsed.subject).toEqual({ commonName: 'système:node_x*', organization: [] });
     expect(opensslReq(makeCsrPem(key, { commonName: 'système', organization: [] }))).toContain('verify OK');
+  });
+});
+
+describe('serving requests', () => {
+  it('asks for the DNS names and IP addresses in an extensionRequest that openssl reads, and reads them back', async () => {
+    const key = parsePrivateKeyPem(await generatePrivateKeyPem());
+    const pem = makeCsrPem(key, nodeClientSubject('node-a'), {
+      dnsNames: ['node-a', 'node-a.lan'],
+      ipAddresses: ['10.0.0.5', 'fd00::1:2'],
+    });
+    const text = opensslReq(pem);
+    expect(text).toContain('verify OK');
+    expect(text).toContain('Requested Extensions:');
+    expect(text).toMatch(
+      /X509v3 Subject Alternative Name: \n\s+DNS:node-a, DNS:node-a\.lan, IP Address:10\.0\.0\.5, IP Address:FD00:0:0:0:0:0:1:2/,
+    );
+    const parsed = parseCsrPem(pem);
+    expect(parsed.dnsNames).toEqual(['node-a', 'node-a.lan']);
+    expect(parsed.ipAddresses).toEqual(['10.0.0.5', 'fd00::1:2']);
+    expect(parseCsrPem(makeCsrPem(key, nodeClientSubject('node-a')))).toMatchObject({ dnsNames: [], ipAddresses: [] });
+  });
+
+  it('uses server auth, with key encipherment only for RSA', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    expect(kubeletServingUsages(ec)).toEqual(['digital signature', 'server auth']);
+    expect(kubeletServingUsages(rsa)).toEqual(['digital signature', 'key encipherment', 'server auth']);
+  });
+
+  it('builds the template from the node addresses as upstream: hostname, DNS and IPs once each, sorted; none without an IP', () => {
+    expect(
+      nodeServingTemplate('node-a', [
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: 'node-a' },
+        { type: 'ExternalIP', address: '192.0.2.7' },
+        { type: 'InternalDNS', address: 'node-a.cluster' },
+        { type: 'ExternalDNS', address: 'node-a.example' },
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'ExternalIP', address: 'not-an-ip' },
+        { type: 'Hostname', address: '10.0.0.9' },
+        { type: 'InternalIP', address: '' },
+      ]),
+    ).toEqual({
+      subject: { commonName: 'system:node:node-a', organization: ['system:nodes'] },
+      dnsNames: ['node-a', 'node-a.cluster', 'node-a.example'],
+      ipAddresses: ['10.0.0.5', '10.0.0.9', '192.0.2.7'],
+    });
+    expect(nodeServingTemplate('node-a', [{ type: 'Hostname', address: 'node-a' }])).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
 import { errorMessage } from '@kubelet-ts/common';
 import { KeyUsage, NODES_GROUP, NODE_USER_PREFIX } from './constants.js';
 import { CertificateError } from './errors.js';
@@ -17,13 +18,21 @@ export function nodeClientSubject(nodeName: string): Subject {
   return { commonName: `${NODE_USER_PREFIX}${nodeName}`, organization: [NODES_GROUP] };
 }
 
+/** What a certificate is requested for: its subject and the names besides it (subjectAltName). */
+export interface CsrTemplate {
+  subject: Subject;
+  dnsNames?: readonly string[];
+  ipAddresses?: readonly string[];
+}
+
 /**
- * A PKCS#10 CertificationRequest for `subject`, signed with `privateKey` (ECDSA with the curve's
- * hash, or SHA-256 with RSA), as a `CERTIFICATE REQUEST` PEM block (certutil.MakeCSR).
+ * A PKCS#10 CertificationRequest for `subject` (and the DNS names and IP addresses of `altNames` in an
+ * extensionRequest), signed with `privateKey` (ECDSA with the curve's hash, or SHA-256 with RSA), as a
+ * `CERTIFICATE REQUEST` PEM block (certutil.MakeCSR / x509.CreateCertificateRequest).
  */
-export function makeCsrPem(privateKey: KeyObject, subject: Subject): string {
+export function makeCsrPem(privateKey: KeyObject, subject: Subject, altNames: Pick<CsrTemplate, 'dnsNames' | 'ipAddresses'> = {}): string {
   try {
-    return encodePem(CERTIFICATE_REQUEST_BLOCK, buildCertificationRequest(privateKey, subject));
+    return encodePem(CERTIFICATE_REQUEST_BLOCK, buildCertificationRequest(privateKey, subject, altNames));
   } catch (err) {
     throw new CertificateError('INVALID_KEY', `unable to generate certificate request: ${errorMessage(err)}`, { cause: err });
   }
@@ -38,6 +47,9 @@ export interface CertificateRequestInfo {
   subjectDer: Buffer;
   /** The request's SubjectPublicKeyInfo, DER. */
   publicKeyDer: Buffer;
+  /** The subjectAltName it asks for (extensionRequest). */
+  dnsNames: string[];
+  ipAddresses: string[];
   signedBy(publicKey: KeyObject): boolean;
 }
 
@@ -58,6 +70,8 @@ export function parseCsrPem(pem: string | Buffer): CertificateRequestInfo {
     subjectAttributes: parsed.subject,
     subjectDer: parsed.subjectDer,
     publicKeyDer: parsed.publicKeyDer,
+    dnsNames: parsed.dnsNames,
+    ipAddresses: parsed.ipAddresses,
     signedBy: (publicKey) => requestSignedBy(parsed, publicKey),
   };
 }
@@ -91,4 +105,34 @@ export function kubeletClientUsages(privateKey: KeyObject): KeyUsage[] {
   return privateKey.asymmetricKeyType === 'rsa'
     ? [KeyUsage.DigitalSignature, KeyUsage.KeyEncipherment, KeyUsage.ClientAuth]
     : [KeyUsage.DigitalSignature, KeyUsage.ClientAuth];
+}
+
+/** Usages of a serving CSR (certificate.DefaultKubeletServingGetUsages): key encipherment only for RSA keys. */
+export function kubeletServingUsages(privateKey: KeyObject): KeyUsage[] {
+  return privateKey.asymmetricKeyType === 'rsa'
+    ? [KeyUsage.DigitalSignature, KeyUsage.KeyEncipherment, KeyUsage.ServerAuth]
+    : [KeyUsage.DigitalSignature, KeyUsage.ServerAuth];
+}
+
+/**
+ * The serving certificate's template from the node's addresses (upstream newGetTemplateFn and
+ * addressesToHostnamesAndIPs): `system:node:<node>` in `system:nodes`; Hostname (as an IP when it parses
+ * as one), InternalDNS and ExternalDNS as DNS names; InternalIP and ExternalIP as IPs; each once, sorted.
+ * Undefined while the node has no IP address: upstream requests no serving certificate without one.
+ */
+export function nodeServingTemplate(
+  nodeName: string,
+  addresses: ReadonlyArray<{ type: string; address: string }>,
+): CsrTemplate | undefined {
+  const dnsNames = new Set<string>();
+  const ips = new Set<string>();
+  for (const { type, address } of addresses) {
+    if (address === '') continue;
+    const ip = isIP(address) !== 0;
+    if (type === 'Hostname') (ip ? ips : dnsNames).add(address);
+    else if ((type === 'InternalIP' || type === 'ExternalIP') && ip) ips.add(address);
+    else if (type === 'InternalDNS' || type === 'ExternalDNS') dnsNames.add(address);
+  }
+  if (ips.size === 0) return undefined;
+  return { subject: nodeClientSubject(nodeName), dnsNames: [...dnsNames].sort(), ipAddresses: [...ips].sort() };
 }

@@ -14,8 +14,17 @@ export {
   TMP_PRIVATE_KEY_FILE,
 } from './constants.js';
 export { PrivateKeyBlockType, generatePrivateKeyPem, loadOrGenerateKeyFile, parsePrivateKeyPem } from './keys.js';
-export { CERTIFICATE_REQUEST_BLOCK, digestedName, kubeletClientUsages, makeCsrPem, nodeClientSubject, parseCsrPem } from './csr.js';
-export type { CertificateRequestInfo, NameAttribute, Subject } from './csr.js';
+export {
+  CERTIFICATE_REQUEST_BLOCK,
+  digestedName,
+  kubeletClientUsages,
+  kubeletServingUsages,
+  makeCsrPem,
+  nodeClientSubject,
+  nodeServingTemplate,
+  parseCsrPem,
+} from './csr.js';
+export type { CertificateRequestInfo, CsrTemplate, NameAttribute, Subject } from './csr.js';
 export {
   CertificateSigningRequestSchema,
   CsrConditionSchema,
@@ -38,7 +47,7 @@ export type {
   LoadClientConfigOptions,
   ReadKubeconfigClientCertificate,
 } from './bootstrap.js';
-export { RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
+export { RENEW_ERRORS_METRIC, SERVER_RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
 export type { CertificateManager, CertificateManagerOptions } from './manager.js';
 export { SELF_SIGNED_CERT_FILE, SELF_SIGNED_KEY_FILE, ensureSelfSignedPair, generateSelfSignedPair } from './self-signed.js';
 export type { EnsureSelfSignedOptions, SelfSignedOptions, SelfSignedPair } from './self-signed.js';

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { waitFor } from '@kubelet-ts/test-support';
-import { nodeClientSubject } from './csr.js';
+import { kubeletServingUsages, nodeClientSubject, nodeServingTemplate } from './csr.js';
+import type { CsrTemplate } from './csr.js';
 import type { CertificateSigningRequestBody } from './csr-object.js';
 import { generatePrivateKeyPem, parsePrivateKeyPem } from './keys.js';
-import { RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
+import { RENEW_ERRORS_METRIC, SERVER_RENEW_ERRORS_METRIC, createCertificateManager } from './manager.js';
 import type { CertificateManagerOptions } from './manager.js';
 import type { CsrApi } from './request.js';
 import { createFileStore } from './store.js';
@@ -217,6 +218,54 @@ describe('createCertificateManager', () => {
     expect(first?.spec.request).not.toBe(second?.spec.request);
     h.api.approve(h.api.createdNames[1] ?? '');
     await untilReal('the certificate', () => h.manager.current() !== undefined);
+    h.controller.abort();
+    await h.run;
+  });
+});
+
+describe('a serving certificate manager (template, usages, signer of the kubelet-serving kind)', () => {
+  it('requests a serving certificate for the node addresses, and renews it within seconds when they change', async () => {
+    let addresses = [
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'Hostname', address: 'n1' },
+    ];
+    const h = await start(() => Promise.resolve(), {
+      template: () => nodeServingTemplate('n1', addresses),
+      usages: kubeletServingUsages,
+      signerName: 'kubernetes.io/kubelet-serving',
+      exitAfterMs: 0,
+    });
+    await untilReal('the serving certificate', () => h.manager.current() !== undefined);
+    expect(h.creates()[0]?.spec).toMatchObject({
+      signerName: 'kubernetes.io/kubelet-serving',
+      usages: ['digital signature', 'server auth'],
+    });
+    expect(h.manager.current()?.leaf.subjectAltName).toBe('DNS:n1, IP Address:10.0.0.5');
+    await h.clock.advance(10_000);
+    expect(h.creates()).toHaveLength(1);
+    addresses = [...addresses, { type: 'ExternalIP', address: '192.0.2.7' }];
+    await h.clock.advance(1_000);
+    await untilReal('the renewal for the new address', () => h.creates().length === 2);
+    await untilReal('the new pair', () => h.manager.current()?.leaf.subjectAltName === 'DNS:n1, IP Address:10.0.0.5, IP Address:192.0.2.7');
+    h.controller.abort();
+    await h.run;
+  });
+
+  it('requests nothing while there is no template (no node IP yet), counting the failed renewals', async () => {
+    const metrics = new RecordingMetrics();
+    let template: CsrTemplate | undefined;
+    const h = await start(() => Promise.resolve(), {
+      template: () => template,
+      usages: kubeletServingUsages,
+      renewErrorsMetric: SERVER_RENEW_ERRORS_METRIC,
+      metrics,
+      exitAfterMs: 0,
+    });
+    await untilReal('a failed attempt', () => (metrics.value(SERVER_RENEW_ERRORS_METRIC) ?? 0) >= 1);
+    expect(h.creates()).toHaveLength(0);
+    template = nodeServingTemplate('n1', [{ type: 'InternalIP', address: '10.0.0.5' }]);
+    await h.clock.advance(2_500); // the first back-off step (2 s, jitter 0.1)
+    await untilReal('the request once an address is known', () => h.creates().length === 1);
     h.controller.abort();
     await h.run;
   });

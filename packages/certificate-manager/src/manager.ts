@@ -4,9 +4,10 @@ import type { Clock, Counter, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage, formatGoDuration, jitter, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import { EXPIRED_EXIT_AFTER_MS, ROTATION_WAIT_TIMEOUT_MS, SignerName } from './constants.js';
 import { kubeletClientUsages, makeCsrPem, nodeClientSubject } from './csr.js';
+import type { CsrTemplate } from './csr.js';
+import type { KeyUsage } from './constants.js';
 import { CertificateError } from './errors.js';
 import { certificateSubject, subjectOf } from './internal/x509.js';
-import type { Subject } from './internal/x509.js';
 import { generatePrivateKeyPem, parsePrivateKeyPem } from './keys.js';
 import { requestCertificate, waitForCertificate } from './request.js';
 import type { CsrApi, RequestedCsr } from './request.js';
@@ -14,9 +15,30 @@ import type { CertificatePair, FileStore } from './store.js';
 
 /** The longest delay Node's timers take (a longer one fires after 1 ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How often a waiting manager checks that its certificate still satisfies the template (upstream: 1 s). */
+const TEMPLATE_CHECK_MS = 1_000;
+
+/** The DNS names and IP addresses of a certificate's subjectAltName. */
+function altNamesOf(pair: CertificatePair): { dnsNames: string[]; ipAddresses: string[] } {
+  const dnsNames: string[] = [];
+  const ipAddresses: string[] = [];
+  for (const entry of (pair.leaf.subjectAltName ?? '').split(', ')) {
+    if (entry.startsWith('DNS:')) dnsNames.push(entry.slice(4));
+    else if (entry.startsWith('IP Address:')) ipAddresses.push(entry.slice(11));
+  }
+  return { dnsNames, ipAddresses };
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]): boolean => {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((x) => right.has(x));
+};
 
 /** Upstream's metric (pkg/kubelet/certificate/kubelet.go): every failed renewal attempt. */
 export const RENEW_ERRORS_METRIC = 'kubelet_certificate_manager_client_expiration_renew_errors';
+/** The serving certificate manager's counterpart. */
+export const SERVER_RENEW_ERRORS_METRIC = 'kubelet_server_expiration_renew_errors';
 
 export interface CertificateManagerOptions {
   store: FileStore;
@@ -28,6 +50,16 @@ export interface CertificateManagerOptions {
   csrApiFor: (current: CertificatePair | undefined) => CsrApi;
   /** Default `kubernetes.io/kube-apiserver-client-kubelet`. */
   signerName?: string;
+  /**
+   * What to request (upstream GetTemplate), asked before each request and every second while waiting:
+   * a certificate that no longer satisfies it is renewed at once. Undefined: nothing can be requested yet
+   * (a serving certificate before the node has an IP). Default: the client subject of `nodeName`.
+   */
+  template?: () => CsrTemplate | undefined;
+  /** The CSR's usages for the new key (upstream GetUsages); default `kubeletClientUsages`. */
+  usages?: (privateKey: KeyObject) => KeyUsage[];
+  /** The counter of failed renewals; default `RENEW_ERRORS_METRIC` (the serving manager's is `SERVER_RENEW_ERRORS_METRIC`). */
+  renewErrorsMetric?: string;
   /** Asked for as `spec.expirationSeconds`; the signer may ignore it. */
   requestedLifetimeMs?: number;
   /** Per attempt; default 15 min. */
@@ -74,7 +106,8 @@ class ClientCertificateManager implements CertificateManager {
   readonly #logger: Logger;
   readonly #signerName: string;
   readonly #exitAfterMs: number;
-  readonly #template: Subject;
+  readonly #template: () => CsrTemplate | undefined;
+  readonly #usages: (privateKey: KeyObject) => KeyUsage[];
   readonly #renewErrors: Counter;
   readonly #listeners = new Set<(pair: CertificatePair) => void>();
   #cert: CertificatePair | undefined;
@@ -87,9 +120,11 @@ class ClientCertificateManager implements CertificateManager {
     this.#logger = options.logger ?? noopLogger;
     this.#signerName = options.signerName ?? SignerName.KubeAPIServerClientKubelet;
     this.#exitAfterMs = options.exitAfterMs ?? EXPIRED_EXIT_AFTER_MS;
-    this.#template = nodeClientSubject(options.nodeName);
+    const clientSubject = nodeClientSubject(options.nodeName);
+    this.#template = options.template ?? (() => ({ subject: clientSubject }));
+    this.#usages = options.usages ?? kubeletClientUsages;
     this.#renewErrors = (options.metrics ?? noopMetrics).counter({
-      name: RENEW_ERRORS_METRIC,
+      name: options.renewErrorsMetric ?? RENEW_ERRORS_METRIC,
       help: 'Counter of certificate renewal errors.',
     });
   }
@@ -157,10 +192,12 @@ class ClientCertificateManager implements CertificateManager {
     let csrPem: string;
     let privateKey: KeyObject;
     let api: CsrApi;
+    const template = this.#template();
+    if (template === undefined) return this.#failed('Unable to create a csr', new Error('no template available'));
     try {
       keyPem = await generatePrivateKeyPem();
       privateKey = parsePrivateKeyPem(keyPem);
-      csrPem = makeCsrPem(privateKey, this.#template);
+      csrPem = makeCsrPem(privateKey, template.subject, template);
     } catch (err) {
       return this.#failed('Unable to generate a certificate signing request', err);
     }
@@ -177,7 +214,7 @@ class ClientCertificateManager implements CertificateManager {
         api,
         csrPem,
         signerName: this.#signerName,
-        usages: kubeletClientUsages(privateKey),
+        usages: this.#usages(privateKey),
         ...(requestedLifetimeMs !== undefined ? { expirationSeconds: Math.floor(requestedLifetimeMs / 1000) } : {}),
         privateKey,
         ...common,
@@ -221,18 +258,32 @@ class ClientCertificateManager implements CertificateManager {
     }
   }
 
-  #satisfiesTemplate(pair: CertificatePair): boolean {
+  // certSatisfiesTemplateLocked: the CN, every requested organization, exactly the requested names.
+  #satisfiesTemplate(pair: CertificatePair, log = true): boolean {
+    const template = this.#template();
+    if (template === undefined) return true;
     const subject = subjectOf(certificateSubject(pair.leaf.raw));
-    const template = this.#template;
-    if (subject.commonName !== template.commonName) {
-      this.#logger.info('Current certificate CN does not match requested CN', {
-        current: subject.commonName,
-        requested: template.commonName,
+    const info = (message: string, fields: Record<string, unknown>): void => {
+      if (log) this.#logger.info(message, fields);
+    };
+    if (subject.commonName !== template.subject.commonName) {
+      info('Current certificate CN does not match requested CN', { current: subject.commonName, requested: template.subject.commonName });
+      return false;
+    }
+    const names = altNamesOf(pair);
+    if (!sameSet(names.dnsNames, template.dnsNames ?? [])) {
+      info('Current certificate does not match requested DNS names', { current: names.dnsNames, requested: template.dnsNames ?? [] });
+      return false;
+    }
+    if (!sameSet(names.ipAddresses, template.ipAddresses ?? [])) {
+      info('Current certificate does not match requested IP addresses', {
+        current: names.ipAddresses,
+        requested: template.ipAddresses ?? [],
       });
       return false;
     }
-    const missing = template.organization.filter((o) => !subject.organization.includes(o));
-    if (missing.length > 0) this.#logger.info('Current certificate is missing requested orgs', { orgs: missing });
+    const missing = template.subject.organization.filter((o) => !subject.organization.includes(o));
+    if (missing.length > 0) info('Current certificate is missing requested orgs', { orgs: missing });
     return missing.length === 0;
   }
 
@@ -272,8 +323,15 @@ class ClientCertificateManager implements CertificateManager {
       const deadline = this.nextRotationDeadline();
       const waitMs = deadline - this.#clock.now();
       if (waitMs > 0) this.#logger.info('Waiting for next certificate rotation', { sleepInterval: formatGoDuration(Math.round(waitMs)) });
-      // Node fires a timer of more than 2^31-1 ms (24.8 days) at once: sleep a year in pieces.
-      for (let left = waitMs; left > 0; left = deadline - this.#clock.now()) await this.#clock.sleep(Math.min(left, MAX_TIMER_MS), signal);
+      // A template that can change is checked every second, as upstream does (a serving certificate
+      // whose node addresses moved is renewed at once); the fixed client template needs no check.
+      // Node fires a timer of more than 2^31-1 ms (24.8 days) at once: long sleeps go in pieces.
+      const step = this.#options.template !== undefined ? TEMPLATE_CHECK_MS : MAX_TIMER_MS;
+      for (let left = waitMs; left > 0; left = deadline - this.#clock.now()) {
+        await this.#clock.sleep(Math.min(left, step), signal);
+        const cert = this.#cert;
+        if (this.#options.template !== undefined && cert !== undefined && !this.#satisfiesTemplate(cert, false)) break;
+      }
       await this.#rotateWithBackoff(signal);
       await this.#clock.sleep(1_000, signal); // wait.Until's period
     }

@@ -1,14 +1,14 @@
 // Builds X.509 v3 certificates (RFC 5280): the kubelet's self-signed serving pair and the test CA.
 import { createPublicKey, randomBytes, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { isIP } from 'node:net';
 import { bitString, contextTag, derBoolean, octetString, oid, sequence, smallInteger, tlv, unsignedInteger, x509Time } from './der.js';
 import { encodePem } from './pem.js';
+import { SUBJECT_ALT_NAME_OID, subjectAltName } from './san.js';
 import { algorithmIdentifier, encodeName, signatureAlgorithmFor } from './x509.js';
 import type { Subject } from './x509.js';
 
 const EXT = {
-  subjectAltName: '2.5.29.17',
+  subjectAltName: SUBJECT_ALT_NAME_OID,
   basicConstraints: '2.5.29.19',
   keyUsage: '2.5.29.15',
   extKeyUsage: '2.5.29.37',
@@ -54,26 +54,6 @@ function keyUsageBits(usages: ReadonlyArray<keyof typeof KEY_USAGE>): Buffer {
   let unused = 0;
   while (unused < 7 && last !== 0 && (last & (1 << unused)) === 0) unused++;
   return tlv(0x03, Buffer.from([unused, ...bytes]));
-}
-
-/** Go's net.IP in a certificate: 4 bytes for IPv4, 16 for IPv6. */
-function ipBytes(ip: string): Buffer {
-  if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
-  if (isIP(ip) !== 6 || ip.includes('.')) throw new Error(`not an IP address a certificate can name: ${ip}`);
-  const [head = '', tail = ''] = ip.split('::');
-  const groups = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const h = groups(head);
-  const t = ip.includes('::') ? groups(tail) : [];
-  const all = [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
-  return Buffer.from(all.flatMap((g) => [g >> 8, g & 0xff]));
-}
-
-function subjectAltName(dnsNames: readonly string[], ips: readonly string[]): Buffer {
-  const names = [
-    ...dnsNames.map((n) => tlv(0x82, Buffer.from(n, 'ascii'))), // [2] dNSName
-    ...ips.map((ip) => tlv(0x87, ipBytes(ip))), // [7] iPAddress
-  ];
-  return sequence(...names);
 }
 
 function spkiOf(key: KeyObject | Buffer): Buffer {

@@ -7,6 +7,7 @@ import {
   decodeOid,
   derNull,
   directoryString,
+  octetString,
   oid,
   readChildren,
   readElement,
@@ -16,6 +17,10 @@ import {
   smallInteger,
 } from './der.js';
 import type { Element } from './der.js';
+import { SUBJECT_ALT_NAME_OID, parseSubjectAltName, subjectAltName } from './san.js';
+
+/** PKCS #9 extensionRequest: the extensions a certification request asks for. */
+const EXTENSION_REQUEST_OID = '1.2.840.113549.1.9.14';
 
 export const OID = {
   commonName: '2.5.4.3',
@@ -114,11 +119,22 @@ export function subjectOf(attributes: readonly NameAttribute[]): Subject {
 }
 
 /** A PKCS#10 request (RFC 2986): version 0, the subject, the key, no attributes, signed with the key. */
-export function buildCertificationRequest(privateKey: KeyObject, subject: Subject): Buffer {
+export function buildCertificationRequest(
+  privateKey: KeyObject,
+  subject: Subject,
+  altNames: { dnsNames?: readonly string[]; ipAddresses?: readonly string[] } = {},
+): Buffer {
   const algorithm = signatureAlgorithmFor(privateKey);
   const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
-  // Go writes the attributes as an empty [0] too.
-  const info = sequence(smallInteger(0), encodeName(subject), spki, contextTag(0, Buffer.alloc(0)));
+  const dns = altNames.dnsNames ?? [];
+  const ips = altNames.ipAddresses ?? [];
+  // Names besides the subject go in an extensionRequest attribute (PKCS #9), as Go writes them;
+  // without any, Go writes the attributes as an empty [0].
+  const attributes =
+    dns.length === 0 && ips.length === 0
+      ? Buffer.alloc(0)
+      : sequence(oid(EXTENSION_REQUEST_OID), set(sequence(sequence(oid(SUBJECT_ALT_NAME_OID), octetString(subjectAltName(dns, ips))))));
+  const info = sequence(smallInteger(0), encodeName(subject), spki, contextTag(0, attributes));
   const signature = sign(algorithm.hash, info, privateKey);
   return sequence(info, algorithmIdentifier(algorithm), bitString(signature));
 }
@@ -133,6 +149,30 @@ export interface ParsedRequest {
   publicKeyDer: Buffer;
   signatureAlgorithm: SignatureAlgorithm;
   signature: Buffer;
+  /** The subjectAltName the request asks for in its extensionRequest attribute. */
+  dnsNames: string[];
+  ipAddresses: string[];
+}
+
+/** The subjectAltName requested among a request's attributes ([0] SET OF Attribute), if any. */
+function requestedAltNames(attributes: Element | undefined): { dnsNames: string[]; ipAddresses: string[] } {
+  const none = { dnsNames: [], ipAddresses: [] };
+  if (attributes === undefined || attributes.tag !== 0xa0) return none;
+  for (const attribute of readChildren(attributes.content)) {
+    const [type, values] = readChildren(attribute.content);
+    if (type?.tag !== Tag.Oid || decodeOid(type.content) !== EXTENSION_REQUEST_OID || values === undefined) continue;
+    for (const extensions of readChildren(values.content)) {
+      for (const extension of readChildren(extensions.content)) {
+        const parts = readChildren(extension.content);
+        const id = parts[0];
+        const value = parts[parts.length - 1];
+        if (id?.tag === Tag.Oid && decodeOid(id.content) === SUBJECT_ALT_NAME_OID && value?.tag === Tag.OctetString) {
+          return parseSubjectAltName(value.content);
+        }
+      }
+    }
+  }
+  return none;
 }
 
 function algorithmOf(element: Element | undefined): SignatureAlgorithm {
@@ -154,7 +194,7 @@ export function parseCertificationRequest(der: Buffer): ParsedRequest {
   const outer = readOnly(der, Tag.Sequence, 'CertificationRequest');
   const [info, algorithm, signature] = readChildren(outer.content);
   if (info?.tag !== Tag.Sequence) throw new Error('CertificationRequest: missing certificationRequestInfo');
-  const [version, name, spki] = readChildren(info.content);
+  const [version, name, spki, attributes] = readChildren(info.content);
   if (version?.tag !== Tag.Integer || name === undefined || spki?.tag !== Tag.Sequence) {
     throw new Error('CertificationRequestInfo: expected version, subject and subjectPKInfo');
   }
@@ -165,6 +205,7 @@ export function parseCertificationRequest(der: Buffer): ParsedRequest {
     publicKeyDer: spki.raw,
     signatureAlgorithm: algorithmOf(algorithm),
     signature: bitStringBytes(signature),
+    ...requestedAltNames(attributes),
   };
 }
 

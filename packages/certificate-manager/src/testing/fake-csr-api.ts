@@ -128,7 +128,12 @@ export class FakeCsrApi implements CsrApi {
     const stored = this.#stored(name);
     const request = Buffer.from(stored.spec.request, 'base64').toString('utf8');
     const notBefore = this.#clock.now() - 60_000;
-    const certificate = this.ca.signCsr(request, { notBefore, notAfter: notBefore + 60_000 + this.certificateLifetimeMs });
+    const serving = ((stored.spec as { usages?: string[] }).usages ?? []).includes('server auth');
+    const certificate = this.ca.signCsr(
+      request,
+      { notBefore, notAfter: notBefore + 60_000 + this.certificateLifetimeMs },
+      serving ? 'server auth' : 'client auth',
+    );
     this.#condition(
       stored,
       CsrConditionType.Approved,

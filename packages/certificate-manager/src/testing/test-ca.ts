@@ -17,6 +17,9 @@ export interface IssueOptions {
   /** `client auth` (default) or `server auth` extended key usage; none for a CA. */
   extKeyUsage?: 'client auth' | 'server auth';
   isCA?: boolean;
+  /** subjectAltName entries. */
+  dnsNames?: readonly string[];
+  ipAddresses?: readonly string[];
 }
 
 /** An in-memory certificate authority for tests: ECDSA P-256, no openssl needed. */
@@ -26,8 +29,11 @@ export interface TestCa {
   subject: Subject;
   /** A certificate (PEM) signed by this CA. */
   issue(options: IssueOptions): string;
-  /** Signs a PEM `CERTIFICATE REQUEST` as a kubelet client signer would: its subject and key, client auth. */
-  signCsr(csrPem: string, validity: { notBefore: number; notAfter: number }): string;
+  /**
+   * Signs a PEM `CERTIFICATE REQUEST` as the kubelet signers would: its subject, key and requested
+   * subjectAltName, client auth (or server auth for a serving request).
+   */
+  signCsr(csrPem: string, validity: { notBefore: number; notAfter: number }, extKeyUsage?: 'client auth' | 'server auth'): string;
 }
 
 export interface TestCaOptions {
@@ -59,6 +65,8 @@ export function createTestCa(options: TestCaOptions = {}): TestCa {
         notAfter: o.notAfter,
         keyUsage: o.isCA === true ? ['digitalSignature', 'certSign', 'crlSign'] : ['digitalSignature'],
         ...(o.isCA === true ? { isCA: true } : { extKeyUsage: [o.extKeyUsage ?? 'client auth'] }),
+        ...(o.dnsNames !== undefined ? { dnsNames: o.dnsNames } : {}),
+        ...(o.ipAddresses !== undefined ? { ipAddresses: o.ipAddresses } : {}),
       },
       { name: issuerName, privateKey },
     );
@@ -72,12 +80,19 @@ export function createTestCa(options: TestCaOptions = {}): TestCa {
     privateKey,
     subject,
     issue,
-    signCsr(csrPem, validity) {
+    signCsr(csrPem, validity, extKeyUsage = 'client auth') {
       const request = parseCsrPem(csrPem);
       if (!request.signedBy(createPublicKey({ key: request.publicKeyDer, format: 'der', type: 'spki' }))) {
         throw new Error('test CA: the request is not signed by its own key');
       }
-      return issue({ subject: request.subjectDer, publicKey: request.publicKeyDer, ...validity });
+      return issue({
+        subject: request.subjectDer,
+        publicKey: request.publicKeyDer,
+        ...validity,
+        extKeyUsage,
+        dnsNames: request.dnsNames,
+        ipAddresses: request.ipAddresses,
+      });
     },
   };
 }
