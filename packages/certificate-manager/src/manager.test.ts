@@ -253,7 +253,7 @@ describe('a serving certificate manager (template, usages, signer of the kubelet
 
   it('requests nothing while there is no template (no node IP yet), counting the failed renewals', async () => {
     const metrics = new RecordingMetrics();
-    let template: CsrTemplate | undefined;
+    let template: CsrTemplate | undefined = undefined;
     const h = await start(() => Promise.resolve(), {
       template: () => template,
       usages: kubeletServingUsages,
