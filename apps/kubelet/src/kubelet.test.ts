@@ -66,6 +66,7 @@ describe('buildKubelet, in-process with fakes', () => {
         'address: 127.0.0.1',
         'healthzPort: 0',
         `podLogsDir: ${join(root, 'logs')}`,
+        `containerLogsDir: ${join(root, 'containers')}`,
         'resolvConf: ""',
         // No thresholds (the test must not depend on the machine's free memory), no image GC.
         'evictionHard: {}',
