@@ -48,6 +48,7 @@ export async function startKubelet({
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
     podLogs: path.join(baseDir, 'pod-logs'),
+    containerLogs: path.join(baseDir, 'container-logs'),
     prof: path.join(baseDir, 'prof'),
   };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
@@ -63,6 +64,7 @@ export async function startKubelet({
       `readOnlyPort: ${readOnlyPort}`,
       `healthzPort: ${healthzPort}`,
       `podLogsDir: ${dirs.podLogs}`,
+      `containerLogsDir: ${dirs.containerLogs}`,
       'failSwapOn: false',
       ...configLines,
       'logging:',

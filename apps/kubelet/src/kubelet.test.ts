@@ -1,5 +1,5 @@
 // The whole kubelet in-process: real wiring, fake runtime, fake pod source, a temp root dir.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,7 @@ describe('buildKubelet, in-process with fakes', () => {
         'address: 127.0.0.1',
         'healthzPort: 0',
         `podLogsDir: ${join(root, 'logs')}`,
+        `containerLogsDir: ${join(root, 'containers')}`,
         'resolvConf: ""',
         // No thresholds (the test must not depend on the machine's free memory), no image GC.
         'evictionHard: {}',
@@ -106,6 +107,8 @@ describe('buildKubelet, in-process with fakes', () => {
       cgroupManager: new FakeCgroupManager(),
       machineCapacity: async () => ({ cpuMilli: 4000, memoryBytes: 8 * 1024 ** 3 }),
     });
+    // Upstream initializeModules: the containers log dir (containerLogsDir) is made at start.
+    expect((await stat(join(root, 'containers'))).isDirectory()).toBe(true);
     const controller = new AbortController();
     const running = kubelet.run(controller.signal);
     try {
@@ -136,6 +139,25 @@ describe('buildKubelet, in-process with fakes', () => {
       expect(await readFile(join(root, 'root', 'pods', 'uid-web', 'volumes', 'kubernetes.io~downward-api', 'info', 'cpu_m'), 'utf8')).toBe(
         '4000',
       );
+
+      // kubectl debug --target=app: the source's update adds an ephemeral container; it starts in app's PID
+      // namespace and shows in ephemeralContainerStatuses, the pod still Running and Ready on app alone.
+      source.set([
+        { ...pod, spec: { ...pod.spec, ephemeralContainers: [{ name: 'dbg', image: 'busybox:1.36', targetContainerName: 'app' }] } },
+      ]);
+      const debugged = await eventually('dbg running on /pods', async () => {
+        const list = (await (await fetch(`http://127.0.0.1:${port}/pods`)).json()) as PodList;
+        const web = list.items.find((p) => p.metadata.uid === 'uid-web');
+        return web?.status?.ephemeralContainerStatuses?.[0]?.state?.running !== undefined ? web : undefined;
+      });
+      expect(debugged.status?.ephemeralContainerStatuses?.[0]).toMatchObject({ name: 'dbg', ready: false, image: 'busybox:1.36' });
+      expect(debugged.status?.containerStatuses?.map((c) => c.name)).toEqual(['app']);
+      expect(debugged.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+      const dbgConfig = cri.runtime
+        .callsOf('createContainer')
+        .map((c) => c.request as { config: { metadata?: { name?: string }; linux?: { securityContext?: { namespaceOptions?: unknown } } } })
+        .find((r) => r.config.metadata?.name === 'dbg');
+      expect(dbgConfig?.config.linux?.securityContext?.namespaceOptions).toMatchObject({ pid: 'TARGET', targetId: container?.id });
     } finally {
       controller.abort();
       await running;

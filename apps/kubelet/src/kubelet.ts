@@ -2,6 +2,7 @@
  * The kubelet, composed from the @kubelet-ts libraries (upstream NewMainKubelet with its
  * Dependencies, and Kubelet.Run). Wiring only: every behaviour lives in a library or in ./internal.
  */
+import { mkdir } from 'node:fs/promises';
 import type { NodeResources } from '@kubelet-ts/api';
 import { EventReason } from '@kubelet-ts/api';
 import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager';
@@ -232,6 +233,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     imageService: cri.image,
     helper,
     podLogsDir: config.podLogsDir,
+    containerLogsDir: config.containerLogsDir,
     serializeImagePulls: config.serializeImagePulls,
     ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
     cpuCfsQuota: config.cpuCFSQuota,
@@ -462,6 +464,8 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     api,
   };
   const agents = await buildNodeAgents(ctx, deps);
+  // Upstream initializeModules: the containers log dir (symlinks to the container logs) exists before any start.
+  await mkdir(ctx.config.containerLogsDir, { recursive: true, mode: 0o755 });
   const lifecycle = buildCore(ctx, agents);
   const services = buildNodeServices(ctx, agents, lifecycle);
   const sources = podSourcesRunnable({

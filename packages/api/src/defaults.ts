@@ -24,7 +24,8 @@ export function applyPodDefaults(input: Pod): Pod {
   spec.schedulerName ||= DEFAULT_SCHEDULER_NAME;
   spec.enableServiceLinks ??= true;
 
-  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+  // SetDefaults_EphemeralContainer is SetDefaults_Container on the common part.
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers, ...(spec.ephemeralContainers ?? [])]) {
     defaultContainer(container, spec.hostNetwork === true);
   }
   for (const volume of spec.volumes ?? []) defaultVolume(volume);

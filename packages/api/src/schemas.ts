@@ -56,6 +56,7 @@ export {
   SELinuxOptionsSchema,
   SecurityContextSchema,
   ContainerSchema,
+  EphemeralContainerSchema,
 } from './schemas/container.js';
 export type {
   ContainerPort,
@@ -68,6 +69,7 @@ export type {
   SELinuxOptions,
   SecurityContext,
   Container,
+  EphemeralContainer,
 } from './schemas/container.js';
 export {
   KeyToPathSchema,

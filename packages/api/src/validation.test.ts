@@ -245,4 +245,94 @@ describe('validatePod', () => {
       'spec.tolerations[2].effect: Invalid value "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set',
     ]);
   });
+  describe('ephemeral containers (upstream validateEphemeralContainers)', () => {
+    // What kubectl debug --target=app sends, defaulted: resources {} is Go's zero value and allowed.
+    const debug = (extra: Record<string, unknown> = {}) => ({
+      name: 'dbg',
+      image: 'busybox:1.36',
+      command: ['sh'],
+      targetContainerName: 'app',
+      resources: {},
+      stdin: true,
+      tty: true,
+      ...extra,
+    });
+
+    it('accepts what kubectl debug sends, and defaults it like a container', () => {
+      const p = pod({ containers: [app()], ephemeralContainers: [debug()] });
+      expect(issues(p)).toEqual([]);
+      expect(p.spec.ephemeralContainers?.[0]).toMatchObject({
+        targetContainerName: 'app',
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      });
+    });
+
+    it('refuses ports, resources, probes, hooks and restartPolicy, as upstream allowedEphemeralContainerFields', () => {
+      const p = pod({
+        containers: [app()],
+        ephemeralContainers: [
+          debug({
+            ports: [{ containerPort: 80 }],
+            resources: { limits: { cpu: '1' } },
+            livenessProbe: { exec: { command: ['true'] } },
+            readinessProbe: { exec: { command: ['true'] } },
+            startupProbe: { exec: { command: ['true'] } },
+            lifecycle: { preStop: { exec: { command: ['true'] } } },
+            restartPolicy: 'Always',
+          }),
+        ],
+      });
+      const f = (field: string): string => `spec.ephemeralContainers[0].${field}: Forbidden: cannot be set for an Ephemeral Container`;
+      expect(issues(p)).toEqual([
+        f('ports'),
+        f('resources'),
+        f('livenessProbe'),
+        f('readinessProbe'),
+        f('startupProbe'),
+        f('lifecycle'),
+        f('restartPolicy'),
+      ]);
+    });
+
+    it('needs a unique name, a target among the regular and init containers, no subPath mounts, and an image', () => {
+      const p = pod({
+        volumes: [{ name: 'data', emptyDir: {} }],
+        initContainers: [app({ name: 'init' })],
+        containers: [app()],
+        ephemeralContainers: [
+          debug({ name: 'app' }),
+          debug({ name: 'dbg2', targetContainerName: 'init' }),
+          debug({ name: 'dbg3', targetContainerName: 'dbg2' }),
+          debug({ name: 'dbg4', volumeMounts: [{ name: 'data', mountPath: '/d', subPath: 'x' }] }),
+          debug({ name: 'dbg5', image: '' }),
+        ],
+      });
+      expect(issues(p)).toEqual([
+        'spec.ephemeralContainers[0].name: Duplicate value "app"',
+        'spec.ephemeralContainers[2].targetContainerName: Not found: "dbg2"',
+        'spec.ephemeralContainers[3].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container',
+        'spec.ephemeralContainers[4].image: Required value',
+      ]);
+    });
+
+    it('checks the container fields an ephemeral container may set (env, mounts, security context)', () => {
+      const p = pod({
+        containers: [app()],
+        ephemeralContainers: [
+          debug({
+            env: [{ name: '' }],
+            volumeMounts: [{ name: 'missing', mountPath: '/m' }],
+            securityContext: { runAsUser: -1 },
+          }),
+        ],
+      });
+      expect(issues(p)).toEqual([
+        expect.stringMatching(/^spec\.ephemeralContainers\[0\]\.env\[0\]\.name: Required value/),
+        expect.stringMatching(/^spec\.ephemeralContainers\[0\]\.volumeMounts\[0\]\.name: Not found: "missing"/),
+        'spec.ephemeralContainers[0].securityContext.runAsUser: Invalid value -1: must be greater than or equal to 0',
+      ]);
+    });
+  });
 });

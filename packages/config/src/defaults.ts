@@ -81,6 +81,8 @@ const DEFAULTS = [
   ['localStorageCapacityIsolation', true, 'absent'],
   ['containerRuntimeEndpoint', 'unix:///run/containerd/containerd.sock', 'zero'],
   ['podLogsDir', '/var/log/pods', 'zero'],
+  // kubelet-ts: upstream's fixed ContainerLogsDir.
+  ['containerLogsDir', '/var/log/containers', 'zero'],
   ['shutdownGracePeriod', '0s', 'absent'],
   ['shutdownGracePeriodCriticalPods', '0s', 'absent'],
   ['podHousekeepingPeriod', '2s', 'absent'],

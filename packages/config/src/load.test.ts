@@ -100,6 +100,7 @@ describe('loadKubeletConfiguration: defaults', () => {
       memoryThrottlingFactor: 0.9,
       registerNode: true,
       podLogsDir: '/var/log/pods',
+      containerLogsDir: '/var/log/containers',
       containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
       enableSystemLogHandler: true,
       enableProfilingHandler: true,
@@ -224,6 +225,12 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
     ]);
   });
 
+  it('reads containerLogsDir (kubelet-ts): /var/log/containers by default, as upstream fixes it', async () => {
+    expect(ok(await load([`--config=${FILE}`], { [FILE]: HEADER })).config.containerLogsDir).toBe('/var/log/containers');
+    const set = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}containerLogsDir: /tmp/kubelet/containers\n` }));
+    expect(set.config.containerLogsDir).toBe('/tmp/kubelet/containers');
+  });
+
   it('reports bad eviction percentages and quantities', async () => {
     const yaml = `${HEADER}evictionHard:\n  nodefs.available: 110%\n  memory.available: lots\nevictionSoftGracePeriod:\n  memory.available: 90\n`;
     // a bare 90 is a number in YAML; the grace period must be a duration string
@@ -271,12 +278,17 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
       'flag --image-gc-high-threshold: imageGCHighThresholdPercent: must be greater than imageGCLowThresholdPercent (50 <= 80)',
     ]);
     const logFiles = errorsOf(
-      await load([`--config=${FILE}`], { [FILE]: `${HEADER}containerLogMaxFiles: 1\npodLogsDir: /var/log/pods/\n` }),
+      await load([`--config=${FILE}`], {
+        [FILE]: `${HEADER}containerLogMaxFiles: 1\npodLogsDir: /var/log/pods/\ncontainerLogsDir: var/log/containers\n`,
+      }),
     );
     expect(logFiles).toEqual([
       `${FILE}: containerLogMaxFiles: must be greater than 1`,
       `${FILE}: podLogsDir: "/var/log/pods/" must be normalized (/var/log/pods)`,
+      `${FILE}: containerLogsDir: "var/log/containers" must be an absolute path`,
     ]);
+    const containerLogs = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}containerLogsDir: /tmp/x/../containers\n` }));
+    expect(containerLogs).toEqual([`${FILE}: containerLogsDir: "/tmp/x/../containers" must be normalized (/tmp/containers)`]);
   });
 });
 

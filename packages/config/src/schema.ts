@@ -280,6 +280,11 @@ export const kubeletConfigurationSchema = z.strictObject({
   imageGCPeriod: positiveDuration().optional(),
   /** How long the Summary API's figures are cached (upstream: cadvisor's housekeeping interval, 10 s). */
   statsHousekeepingInterval: positiveDuration().optional(),
+  /**
+   * Where the `<pod>_<namespace>_<container>-<id>.log` symlinks to container logs go (upstream
+   * ContainerLogsDir, fixed at /var/log/containers). A kubelet under test must not write to the real one.
+   */
+  containerLogsDir: z.string().optional(),
 });
 
 /** A KubeletConfiguration document as written in a file: every field optional. */

@@ -208,6 +208,9 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
     add('podLogsDir', `${JSON.stringify(kc.podLogsDir)} must be normalized (${cleanPath(kc.podLogsDir)})`);
   // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(kc.podLogsDir)) add('podLogsDir', 'must contain ASCII characters only');
+  if (!isAbsolute(kc.containerLogsDir)) add('containerLogsDir', `${JSON.stringify(kc.containerLogsDir)} must be an absolute path`);
+  else if (cleanPath(kc.containerLogsDir) !== kc.containerLogsDir)
+    add('containerLogsDir', `${JSON.stringify(kc.containerLogsDir)} must be normalized (${cleanPath(kc.containerLogsDir)})`);
   if (kc.logging.format !== 'text' && kc.logging.format !== 'json')
     add('logging.format', `unsupported format ${JSON.stringify(kc.logging.format)}: must be "text" or "json"`);
   return issues;

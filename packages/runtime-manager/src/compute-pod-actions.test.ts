@@ -378,3 +378,48 @@ describe('computePodActions agrees with shouldContainerBeRestarted (the status v
     expect(actions.containersToStart.includes(1)).toBe(shouldContainerBeRestarted(c2, pod, st));
   });
 });
+
+describe('computePodActions: ephemeral containers', () => {
+  const dbg = { name: 'dbg', image: 'busybox', targetContainerName: 'c1' };
+  const dbg2 = { name: 'dbg2', image: 'busybox' };
+
+  it('starts an ephemeral container the runtime has no instance of, and keeps the regular ones', () => {
+    const pod = makePod({ ephemeralContainers: [dbg, dbg2] });
+    const dbg2Ran = running(dbg2);
+    const actions = computePodActions(pod, status([sandbox()], [running(c1), running(c2), dbg2Ran]));
+    check(actions, { killPod: false, createSandbox: false, ephemeralContainersToStart: [0], containersToStart: [], kill: [] });
+  });
+
+  it('never restarts one: an exited (or unknown) instance means it ran, whatever the restart policy', () => {
+    for (const restartPolicy of ['Always', 'OnFailure', 'Never']) {
+      const pod = makePod({ restartPolicy, ephemeralContainers: [dbg, dbg2] });
+      const s = status([sandbox()], [running(c1), running(c2), exited(dbg, 1), running(dbg2, { state: 'unknown' })]);
+      check(computePodActions(pod, s), { killPod: false, ephemeralContainersToStart: [], containersToStart: [], kill: [] });
+    }
+  });
+
+  it('a running ephemeral container is in the spec: it is not killed as NotInSpec', () => {
+    const pod = makePod({ ephemeralContainers: [dbg] });
+    check(computePodActions(pod, status([sandbox()], [running(c1), running(c2), running(dbg)])), { killPod: false, kill: [] });
+    // Without it in the spec the same container is killed.
+    const without = computePodActions(makePod(), status([sandbox()], [running(c1), running(c2), running(dbg)]));
+    expect(without.containersToKill.map((k) => [k.name, k.reason])).toEqual([['dbg', 'NotInSpec']]);
+  });
+
+  it('starts before initialization is done (upstream step 5), next to the init container that runs', () => {
+    const pod = makePod({ initContainers: [init1, init2], ephemeralContainers: [dbg] });
+    const actions = computePodActions(pod, status([sandbox()], [running(init1)]));
+    check(actions, { killPod: false, ephemeralContainersToStart: [0], initContainersToStart: [], containersToStart: [] });
+  });
+
+  it('a new sandbox starts no ephemeral container: they never restart, even in a new sandbox', () => {
+    const pod = makePod({ ephemeralContainers: [dbg] });
+    check(computePodActions(pod, status([], [])), { createSandbox: true, containersToStart: [0, 1], ephemeralContainersToStart: [] });
+  });
+
+  it('does not count for keeping the pod: a finished pod with a running ephemeral container is killed, nothing started', () => {
+    const pod = makePod({ restartPolicy: 'Never', ephemeralContainers: [dbg, dbg2] });
+    const actions = computePodActions(pod, status([sandbox()], [exited(c1, 0), exited(c2, 0), running(dbg)]));
+    check(actions, { killPod: true, createSandbox: false, ephemeralContainersToStart: [], containersToStart: [] });
+  });
+});

@@ -39,6 +39,11 @@ export interface PodActions {
   initContainersToStart: number[];
   /** Indices into `pod.spec.containers`. */
   containersToStart: number[];
+  /**
+   * Indices into `pod.spec.ephemeralContainers`: those the runtime has no instance of. Ephemeral
+   * containers are never restarted, and may start before the pod is initialized.
+   */
+  ephemeralContainersToStart: number[];
   /** Containers to kill when the pod itself is not killed. */
   containersToKill: ContainerToKill[];
 }
@@ -110,6 +115,7 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, deps: Comp
     attempt: sandbox.attempt,
     initContainersToStart: [],
     containersToStart: [],
+    ephemeralContainersToStart: [],
     containersToKill: [],
   };
   const initContainers = pod.spec.initContainers ?? [];
@@ -135,7 +141,14 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, deps: Comp
     return actions;
   }
 
+  // Upstream: after the sandbox check, before initialization; an instance in any state means it ran.
+  (pod.spec.ephemeralContainers ?? []).forEach((c, idx) => {
+    if (findContainerStatus(status, c.name) === undefined) actions.ephemeralContainersToStart.push(idx);
+  });
+
   const initialized = computeInitContainerActions(pod, status, actions, deps);
+  // A pod that ends here starts nothing in the sandbox it stops (upstream would try, and fail).
+  if (actions.killPod) actions.ephemeralContainersToStart = [];
   if (actions.killPod || !initialized) return actions;
 
   let keepCount = 0;
@@ -183,8 +196,8 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, deps: Comp
     actions.containersToKill.push({ id: latest.id, name: latest.name, container, reason, message });
   });
 
-  // Running containers that are in neither list of the spec are not ours to keep.
-  const specNames = new Set([...initContainers.map((c) => c.name), ...pod.spec.containers.map((c) => c.name)]);
+  // Running containers that are in no list of the spec are not ours to keep.
+  const specNames = new Set([...initContainers, ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])].map((c) => c.name));
   for (const c of status.containers) {
     if (c.state !== 'running' || specNames.has(c.name)) continue;
     if (actions.containersToKill.some((k) => k.id === c.id)) continue;
@@ -198,8 +211,9 @@ export function computePodActions(pod: Pod, status: RuntimePodStatus, deps: Comp
 
   if (keepCount === 0 && actions.containersToStart.length === 0) {
     actions.killPod = true;
-    // Sidecars alone must not keep a finished pod alive.
+    // Sidecars alone, or ephemeral containers, must not keep a finished pod alive.
     actions.initContainersToStart = [];
+    actions.ephemeralContainersToStart = [];
   }
   return actions;
 }

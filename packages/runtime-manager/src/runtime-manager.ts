@@ -9,6 +9,7 @@ import { removeContainer } from './internal/container-remove.js';
 import type { RuntimeContext } from './internal/context.js';
 import { collectGarbage } from './internal/gc.js';
 import { killPod } from './internal/kill-pod.js';
+import { DEFAULT_CONTAINER_LOGS_DIR } from './internal/log-symlink.js';
 import { getPodStatus, getPods } from './internal/pod-status.js';
 import { Semaphore } from './internal/semaphore.js';
 import { syncPod } from './internal/sync-pod.js';
@@ -19,6 +20,12 @@ export interface RuntimeManagerOptions {
   helper: RuntimeHelper;
   /** Root of pod log directories (upstream --pod-logs-dir). Default /var/log/pods. */
   podLogsDir?: string;
+  /**
+   * Where a symlink to each started container's log goes, `<pod>_<namespace>_<container>-<id>.log`
+   * (upstream ContainerLogsDir, fixed there), for cluster logging agents. Default /var/log/containers.
+   * The directory must exist (the kubelet creates it at start); the manager does not create it.
+   */
+  containerLogsDir?: string;
   probeResults?: ProbeResults;
   clock?: Clock;
   logger?: Logger;
@@ -85,6 +92,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     logger,
     recorder,
     podLogsDir: options.podLogsDir ?? '/var/log/pods',
+    containerLogsDir: options.containerLogsDir ?? DEFAULT_CONTAINER_LOGS_DIR,
     runtimeHandler: options.runtimeHandler,
     memoryCapacityBytes: options.memoryCapacityBytes ?? os.totalmem(),
     cpuCfsQuota: options.cpuCfsQuota ?? true,
@@ -113,6 +121,7 @@ export function createRuntimeManager(options: RuntimeManagerOptions): ContainerR
         clock: ctx.clock,
         logger: ctx.logger,
         podLogsDir: ctx.podLogsDir,
+        containerLogsDir: ctx.containerLogsDir,
         policy,
         allSourcesReady,
         isPodDeleted,

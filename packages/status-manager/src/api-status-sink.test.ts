@@ -169,6 +169,64 @@ describe('createApiStatusSink', () => {
     await h.stop();
   });
 
+  it('sends ephemeralContainerStatuses (kubectl debug) whole, by name, with the rest of the status', async () => {
+    const h = start();
+    const pod = apiPod('web');
+    pod.spec.ephemeralContainers = [
+      { name: 'dbg', image: 'busybox:1.36', targetContainerName: 'app' },
+      { name: 'aaa', image: 'busybox:1.36' },
+    ];
+    h.api.put(pod);
+    h.sink.statusChanged(versioned(pod, running()));
+    await h.sink.whenIdle();
+    const debugged = running();
+    debugged.ephemeralContainerStatuses = [
+      {
+        name: 'dbg',
+        ready: false,
+        restartCount: 0,
+        image: 'docker.io/library/busybox:1.36',
+        imageID: 'docker.io/library/busybox@sha256:abc',
+        containerID: 'containerd://e1',
+        state: { running: { startedAt: '2026-01-01T00:00:05.5Z' } },
+      },
+      {
+        name: 'aaa',
+        ready: false,
+        restartCount: 0,
+        image: 'busybox:1.36',
+        imageID: '',
+        state: { waiting: { reason: 'ContainerCreating' } },
+      },
+    ];
+    h.sink.statusChanged(versioned(pod, debugged));
+    await h.sink.whenIdle();
+    const patch = h.api.patches[1] as { status: Record<string, unknown> };
+    expect(Object.keys(patch.status)).toEqual(['ephemeralContainerStatuses']);
+    // Whole, as Go writes it: ready false and restartCount 0 included.
+    expect(patch.status['ephemeralContainerStatuses']).toEqual([
+      {
+        name: 'aaa',
+        ready: false,
+        restartCount: 0,
+        image: 'busybox:1.36',
+        imageID: '',
+        state: { waiting: { reason: 'ContainerCreating' } },
+      },
+      {
+        name: 'dbg',
+        ready: false,
+        restartCount: 0,
+        image: 'docker.io/library/busybox:1.36',
+        imageID: 'docker.io/library/busybox@sha256:abc',
+        containerID: 'containerd://e1',
+        state: { running: { startedAt: '2026-01-01T00:00:05Z' } },
+      },
+    ]);
+    expect(h.api.pod('ns1', 'web')?.status?.ephemeralContainerStatuses?.map((c) => c.name)).toEqual(['aaa', 'dbg']);
+    await h.stop();
+  });
+
   it('drops the update of a pod the API does not have, and retries a failed PATCH at the next period', async () => {
     const h = start();
     const pod = apiPod('web');

@@ -77,6 +77,8 @@ export interface KubeletUnderTest {
   manifestDir: string;
   rootDir: string;
   podLogsDir: string;
+  /** The kubelet's containerLogsDir (the container log symlinks): never the machine's /var/log/containers. */
+  containerLogsDir: string;
   hostDir: string;
   /** API mode: the kubeconfig TLS bootstrap writes, and the certificate directory. */
   kubeconfig: string;
@@ -117,6 +119,7 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
   const manifestDir = path.join(base, 'manifests');
   const rootDir = path.join(base, 'root');
   const podLogsDir = path.join(base, 'pod-logs');
+  const containerLogsDir = path.join(base, 'container-logs');
   const hostDir = path.join(base, 'host');
   await Promise.all([manifestDir, rootDir, podLogsDir, hostDir].map((d) => fs.mkdir(d, { recursive: true })));
   const readOnlyPort = await freePort();
@@ -144,6 +147,7 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
       `readOnlyPort: ${readOnlyPort}`,
       `healthzPort: ${healthzPort}`,
       `podLogsDir: ${podLogsDir}`,
+      `containerLogsDir: ${containerLogsDir}`,
       'fileCheckFrequency: 2s',
       'syncFrequency: 10s',
       'failSwapOn: false',
@@ -168,6 +172,7 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
     manifestDir,
     rootDir,
     podLogsDir,
+    containerLogsDir,
     hostDir,
     kubeconfig: path.join(base, 'kubelet.kubeconfig'),
     certDir: path.join(base, 'pki'),

@@ -93,3 +93,13 @@ export const ContainerSchema = z.looseObject({
   restartPolicy: str.optional(),
 });
 export type Container = z.infer<typeof ContainerSchema>;
+
+/**
+ * An ephemeral container (core/v1 EphemeralContainer): a container's fields plus the container
+ * whose namespaces it targets. Which fields may be set is validatePod's business, as upstream.
+ */
+export const EphemeralContainerSchema = ContainerSchema.extend({
+  /** A container of the pod (regular or init) whose PID namespace the ephemeral container joins. */
+  targetContainerName: str.optional(),
+});
+export type EphemeralContainer = z.infer<typeof EphemeralContainerSchema>;

@@ -1,6 +1,6 @@
 // The pod spec and what it holds besides containers and volumes.
 import { z } from 'zod';
-import { ContainerSchema, SELinuxOptionsSchema, SeccompProfileSchema } from './container.js';
+import { ContainerSchema, EphemeralContainerSchema, SELinuxOptionsSchema, SeccompProfileSchema } from './container.js';
 import { ResourceListSchema } from './meta.js';
 import { VolumeSchema } from './volumes.js';
 import { str, int, bool, stringMap } from './primitives.js';
@@ -45,7 +45,7 @@ export type PodReadinessGate = z.infer<typeof PodReadinessGateSchema>;
 export const PodSpecSchema = z.looseObject({
   containers: z.array(ContainerSchema).default([]),
   initContainers: z.array(ContainerSchema).optional(),
-  ephemeralContainers: z.array(z.looseObject({ name: str })).optional(),
+  ephemeralContainers: z.array(EphemeralContainerSchema).optional(),
   volumes: z.array(VolumeSchema).optional(),
   restartPolicy: str.optional(),
   terminationGracePeriodSeconds: int.optional(),

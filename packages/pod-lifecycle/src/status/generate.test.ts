@@ -458,3 +458,64 @@ describe('generatePodStatus: addresses, start time, QoS', () => {
     expect(gen(guaranteed, []).qosClass).toBe('Guaranteed');
   });
 });
+
+describe('generatePodStatus: ephemeral containers (upstream ephemeralContainerStatuses)', () => {
+  const debugged = (): Pod =>
+    makePod({
+      spec: {
+        ephemeralContainers: [
+          { name: 'dbg', image: 'busybox:1.36', targetContainerName: 'app' },
+          { name: 'aaa', image: 'alpine:3' },
+        ],
+      },
+    });
+
+  it('reports running, waiting and terminated states with image, imageID and containerID, sorted by name, never ready or started', () => {
+    const pod = debugged();
+    const dbg = rc('dbg', 'running', { image: 'busybox:1.36', imageRef: 'sha256:dbg' });
+    const s = gen(pod, [rc('app', 'running'), dbg]);
+    expect(s.ephemeralContainerStatuses).toEqual([
+      { name: 'aaa', state: { waiting: { reason: 'ContainerCreating' } }, ready: false, restartCount: 0, image: 'alpine:3', imageID: '' },
+      {
+        name: 'dbg',
+        state: { running: { startedAt: iso(T0 + 1000) } },
+        ready: false,
+        restartCount: 0,
+        image: 'busybox:1.36',
+        imageID: 'sha256:dbg',
+        containerID: `containerd://${dbg.id}`,
+      },
+    ]);
+    // Not among the regular containers, and the pod is Running and Ready on its regular containers alone.
+    expect(s.containerStatuses?.map((c) => c.name)).toEqual(['app']);
+    expect(s.phase).toBe('Running');
+    expect(cond(s, 'Ready')?.status).toBe('True');
+    expect(cond(s, 'ContainersReady')?.status).toBe('True');
+
+    const exited = rc('dbg', 'exited', { exitCode: 2, reason: 'Error' });
+    const t = gen(pod, [rc('app', 'running'), exited]);
+    expect(t.ephemeralContainerStatuses?.find((c) => c.name === 'dbg')?.state).toEqual({
+      terminated: {
+        exitCode: 2,
+        reason: 'Error',
+        startedAt: iso(T0 + 1000),
+        finishedAt: iso(T0 + 5000),
+        containerID: `containerd://${exited.id}`,
+      },
+    });
+    expect(t.phase).toBe('Running');
+  });
+
+  it('shows the start failure of one that could not start (ErrImagePull) as its waiting reason', () => {
+    const s = gen(debugged(), [rc('app', 'running')], {
+      reasons: reasonsOf({ dbg: { reason: 'ErrImagePull', message: 'pull failed' } }),
+    });
+    expect(s.ephemeralContainerStatuses?.find((c) => c.name === 'dbg')?.state).toEqual({
+      waiting: { reason: 'ErrImagePull', message: 'pull failed' },
+    });
+  });
+
+  it('a pod without ephemeral containers has no ephemeralContainerStatuses', () => {
+    expect(gen(makePod(), [rc('app', 'running')]).ephemeralContainerStatuses).toBeUndefined();
+  });
+});

@@ -1,4 +1,5 @@
-// Upstream kubelet_pods.go: generateAPIPodStatus, getPhase, convertToAPIContainerStatuses.
+// Upstream kubelet_pods.go: generateAPIPodStatus, getPhase, convertToAPIContainerStatuses (regular,
+// init and ephemeral containers).
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '@kubelet-ts/api';
 import { formatTime, getPodQOSClass, isRestartableInitContainer, isStaticPod } from '@kubelet-ts/api';
@@ -363,6 +364,17 @@ export function generatePodStatus(input: GeneratePodStatusInput): PodStatus {
   }
   s.containerStatuses = containerStatuses;
   if (hasInit) s.initContainerStatuses = initStatuses;
+  // Upstream: converted like regular containers (sorted by name), never probed, so never ready and
+  // no `started`; they count neither for the phase nor for the conditions.
+  const ephemeralSpecs = (pod.spec.ephemeralContainers ?? []).map(({ targetContainerName: _target, ...c }) => c);
+  if (ephemeralSpecs.length > 0) {
+    s.ephemeralContainerStatuses = convertToAPIContainerStatuses({
+      ...common,
+      previous: old.ephemeralContainerStatuses ?? [],
+      containers: ephemeralSpecs,
+      isInit: false,
+    });
+  }
 
   const all = [...containerStatuses, ...initStatuses];
   let phase: string = getPodPhase(pod, all, podIsTerminal);

@@ -1,4 +1,6 @@
 // Helpers of the pod-lifecycle integration tests: real containerd from scripts/test-runtime.sh.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { createBackoff, systemClock } from '@kubelet-ts/common';
 import { createCriClient } from '@kubelet-ts/cri-client';
@@ -27,6 +29,12 @@ export interface Kubelet {
   stop(): Promise<void>;
 }
 
+function containerLogsDir(rootDir: string): string {
+  const dir = path.join(rootDir, 'container-logs');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** The pieces apps/kubelet wires, on a temporary root dir, with a short crash-loop back-off. */
 export function startKubelet(client: CriClient, rootDir: string): Kubelet {
   const volumes = createVolumeManager({ rootDir });
@@ -44,6 +52,8 @@ export function startKubelet(client: CriClient, rootDir: string): Kubelet {
     imageService: client.image,
     helper,
     podLogsDir: env('KUBELET_TS_POD_LOGS_DIR'),
+    // The container log symlinks stay in the temp root dir, never the machine's /var/log/containers.
+    containerLogsDir: containerLogsDir(rootDir),
     clock: systemClock,
   });
   const { lifecycle, podWorkers } = createPodLifecycleForTest({

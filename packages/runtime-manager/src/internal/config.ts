@@ -41,7 +41,10 @@ export function podHostname(pod: Pod): string {
 }
 
 function hasPrivilegedContainer(pod: Pod): boolean {
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.securityContext?.privileged === true);
+  // Upstream HasPrivilegedContainer visits every container type, ephemeral ones too.
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])].some(
+    (c) => c.securityContext?.privileged === true,
+  );
 }
 
 function protocolOf(protocol: string | undefined): 'TCP' | 'UDP' | 'SCTP' {
@@ -188,6 +191,8 @@ export interface ContainerConfigInput {
   memoryCapacityBytes: number;
   cpuCfsQuota: boolean;
   imageUser?: ImageUser;
+  /** An ephemeral container's target container ID: its PID namespace is joined. */
+  targetId?: string;
 }
 
 /** Upstream generateContainerConfig + generateLinuxContainerConfig. */
@@ -227,7 +232,16 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
         memoryLimitInBytes: resources.memoryLimitInBytes,
         oomScoreAdj: resources.oomScoreAdj,
       },
-      securityContext: containerSecurityContext(pod, container, input.imageUser),
+      securityContext: withTargetNamespace(containerSecurityContext(pod, container, input.imageUser), input.targetId),
     },
   };
+}
+
+/**
+ * Upstream generateLinuxContainerConfig: a target container's PID namespace (NamespaceMode TARGET)
+ * replaces the container's own; a pod-wide or host PID namespace (shareProcessNamespace, hostPID) stays.
+ */
+function withTargetNamespace(sc: LinuxContainerSecurityContext, targetId: string | undefined): LinuxContainerSecurityContext {
+  if (targetId === undefined || sc.namespaceOptions?.pid !== 'CONTAINER') return sc;
+  return { ...sc, namespaceOptions: { ...sc.namespaceOptions, pid: 'TARGET', targetId } };
 }

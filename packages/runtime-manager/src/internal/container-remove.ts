@@ -5,16 +5,22 @@ import type { Pod } from '@kubelet-ts/api';
 import { errorMessage } from '@kubelet-ts/common';
 import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { isNotFound } from '@kubelet-ts/cri-client';
+import { decodeContainerLabels } from '../labels.js';
 import type { RuntimeContext } from './context.js';
+import { removeLegacyLogSymlink } from './log-symlink.js';
 
 /**
  * Removes a container and its log files: the current one and those rotated next to it
- * (`<log>.<timestamp>[.gz]`, as the log manager's Clean does upstream in removeContainerLog).
+ * (`<log>.<timestamp>[.gz]`, as the log manager's Clean does upstream in removeContainerLog), and
+ * its symlink in the containers log dir.
  */
 export async function removeContainer(ctx: RuntimeContext, containerId: string): Promise<void> {
   try {
     const status = (await ctx.runtime.containerStatus({ containerId, verbose: false })).status;
-    if (status !== null && status.logPath !== '') await removeLogFiles(status.logPath);
+    if (status !== null) {
+      if (status.logPath !== '') await removeLogFiles(status.logPath);
+      await removeLegacyLogSymlink(ctx.containerLogsDir, decodeContainerLabels(status.labels), containerId);
+    }
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }

@@ -18,6 +18,7 @@ import type { RuntimeContext } from './context.js';
 import { hookDeps } from './context.js';
 import { recordContainerEvent } from './events.js';
 import { formatPod, runLifecycleHandler } from './lifecycle.js';
+import { createLegacyLogSymlink } from './log-symlink.js';
 import { criMessage } from './results.js';
 
 /** A container that could not be started, with the waiting reason its status must show. */
@@ -68,6 +69,8 @@ export interface StartContainerRequest {
   status: RuntimePodStatus;
   podIPs: string[];
   signal: AbortSignal | undefined;
+  /** An ephemeral container's target: it joins that container's PID namespace. */
+  targetContainerName?: string;
 }
 
 /**
@@ -97,7 +100,8 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
   const restartCount = await nextRestartCount(ctx, pod, container, request.status);
   let config: ContainerConfig;
   try {
-    config = await containerConfig(ctx, pod, container, imageRef, restartCount, podIPs);
+    const targetId = targetContainerId(request);
+    config = await containerConfig(ctx, pod, container, imageRef, restartCount, podIPs, targetId);
   } catch (err) {
     record('', EventType.Warning, EventReason.FailedToCreateContainer, `Error: ${errorMessage(err)}`);
     throw new StartFailure(Reason.CreateContainerConfigError, errorMessage(err), { cause: err });
@@ -121,6 +125,12 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
     record(id, EventType.Normal, EventReason.StartedContainer, `Started container ${container.name}`);
     return id;
   }, 'high');
+  await createLegacyLogSymlink(ctx, {
+    pod,
+    containerName: container.name,
+    containerId,
+    logPath: path.join(sandboxConfig.logDirectory ?? '', config.logPath ?? ''),
+  });
 
   const postStart = container.lifecycle?.postStart;
   if (postStart === undefined) return;
@@ -145,6 +155,18 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
   throw new StartFailure(Reason.PostStartHookError, message);
 }
 
+/**
+ * Upstream getTargetID: the newest instance of an ephemeral container's target, whatever its state;
+ * undefined without a target. No instance fails the start (CreateContainerConfigError).
+ */
+function targetContainerId(request: StartContainerRequest): string | undefined {
+  const name = request.targetContainerName;
+  if (name === undefined || name === '') return undefined;
+  const target = findContainerStatus(request.status, name);
+  if (target === undefined) throw new Error(`unable to find target container ${name}`);
+  return target.id;
+}
+
 /** The CRI config of a new container instance: image user check, run options from the helper, termination message and log dirs. */
 async function containerConfig(
   ctx: RuntimeContext,
@@ -153,6 +175,7 @@ async function containerConfig(
   imageRef: string,
   restartCount: number,
   podIPs: string[],
+  targetId: string | undefined,
 ): Promise<ContainerConfig> {
   const imageUser = await getImageUser(ctx, imageRef);
   const refused = verifyRunAsNonRoot(pod, container, imageUser);
@@ -175,6 +198,7 @@ async function containerConfig(
     memoryCapacityBytes: ctx.memoryCapacityBytes,
     cpuCfsQuota: ctx.cpuCfsQuota,
     imageUser,
+    ...(targetId === undefined ? {} : { targetId }),
   });
 }
 

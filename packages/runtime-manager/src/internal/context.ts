@@ -21,6 +21,8 @@ export interface RuntimeContext {
   readonly recorder: EventRecorder;
   /** Root of the pod log directories. */
   readonly podLogsDir: string;
+  /** Where the `<pod>_<namespace>_<container>-<id>.log` symlinks to the container logs go. */
+  readonly containerLogsDir: string;
   /** CRI runtime handler for sandboxes and images; undefined for the runtime's default. */
   readonly runtimeHandler: string | undefined;
   readonly memoryCapacityBytes: number;

@@ -224,7 +224,11 @@ describe('runtime manager events: sandboxes', () => {
 describe('containerRef and recordContainerEvent', () => {
   const pod: Pod = {
     metadata: { name: 'web', namespace: 'prod', uid: 'uid-1' },
-    spec: { containers: [side], initContainers: [{ name: 'setup', image: 'x' }], ephemeralContainers: [{ name: 'debug' }] },
+    spec: {
+      containers: [side],
+      initContainers: [{ name: 'setup', image: 'x' }],
+      ephemeralContainers: [{ name: 'debug', image: 'busybox' }],
+    },
   };
 
   it('names the list the container is declared in, else upstream\'s "implicitly required container"', () => {

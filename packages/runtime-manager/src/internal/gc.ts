@@ -5,6 +5,7 @@ import { errorMessage, forEachBounded } from '@kubelet-ts/common';
 import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
+import { removeDeadLogSymlinks } from './log-symlink.js';
 import { nsToMs } from './pod-status.js';
 
 /**
@@ -18,6 +19,8 @@ export interface GcDeps {
   clock: Clock;
   logger: Logger;
   podLogsDir: string;
+  /** Where the container log symlinks are; dangling ones of exited containers are removed. */
+  containerLogsDir?: string;
   policy: ContainerGCPolicy;
   allSourcesReady: boolean;
   isPodDeleted: (uid: string) => boolean;
@@ -36,7 +39,7 @@ interface Dead {
  * Upstream containerGC.GarbageCollect: dead containers per (pod, container name) beyond
  * maxPerPodContainer (oldest first), every dead container of deleted pods, the global
  * maxContainers limit; then sandboxes without containers (all of a deleted pod's, else all but
- * the newest); then the log directories of deleted pods.
+ * the newest); then the log directories of deleted pods and the dangling container log symlinks.
  */
 export async function collectGarbage(deps: GcDeps): Promise<void> {
   const { runtimeService, policy, logger } = deps;
@@ -144,5 +147,10 @@ export async function collectGarbage(deps: GcDeps): Promise<void> {
         logger.warn('Failed to remove pod logs directory', { path: entry, err: errorMessage(err) }),
       );
     }
+  }
+
+  // ---- dangling container log symlinks (every time, as upstream)
+  if (deps.containerLogsDir !== undefined) {
+    await removeDeadLogSymlinks({ containerLogsDir: deps.containerLogsDir, runtimeService, logger });
   }
 }

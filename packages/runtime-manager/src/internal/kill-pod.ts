@@ -37,7 +37,11 @@ export async function killPod(
     const result: SyncResult = { action: 'KillContainer', target: c.name };
     try {
       const spec =
-        pod === undefined ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((s) => s.name === c.name);
+        pod === undefined
+          ? undefined
+          : [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])].find(
+              (s) => s.name === c.name,
+            );
       await killContainer(ctx, {
         pod,
         containerId: c.id,

@@ -41,6 +41,7 @@ describe('getPodStatus / getPods', () => {
       imageService: env.images,
       helper: env.helper,
       podLogsDir: env.logsDir,
+      containerLogsDir: env.containerLogsDir,
       clock: env.clock,
     });
     const after = await fresh.getPodStatus('uid-1', 'web', 'prod');

@@ -1,4 +1,5 @@
-// Upstream kuberuntime SyncPod: computePodActions, then kill, create the sandbox, start init containers, start containers.
+// Upstream kuberuntime SyncPod: computePodActions, then kill, create the sandbox, start ephemeral
+// containers, init containers, regular containers.
 import type { Container, Pod } from '@kubelet-ts/api';
 import { EventReason, Reason, isRestartableInitContainer, podFullName } from '@kubelet-ts/api';
 import type { Backoff, Logger } from '@kubelet-ts/common';
@@ -65,7 +66,11 @@ export async function syncPod(
   if (!('sandboxId' in target)) return target; // no sandbox: the sync ends with its result
 
   // A running pod's periodic sync starts nothing: no sandbox config (DNS from resolv.conf) to generate.
-  if (actions.initContainersToStart.length === 0 && actions.containersToStart.length === 0) {
+  if (
+    actions.initContainersToStart.length === 0 &&
+    actions.containersToStart.length === 0 &&
+    actions.ephemeralContainersToStart.length === 0
+  ) {
     const error = resultError(results);
     return error === undefined ? { results } : { results, error };
   }
@@ -154,7 +159,11 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
   }
 }
 
-/** Init containers in order (a failed regular one stops initialization), then the regular containers. */
+/**
+ * Ephemeral containers first (upstream step 5: a failing init container must not keep a debugger
+ * out), then init containers in order (a failed regular one stops initialization), then the
+ * regular containers.
+ */
 async function startContainers(
   sync: PodSync,
   target: StartTarget,
@@ -163,7 +172,11 @@ async function startContainers(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { ctx, pod, status, actions, results, log } = sync;
-  const start = async (container: Container, action: 'StartContainer' | 'InitContainer'): Promise<boolean> => {
+  const start = async (
+    container: Container,
+    action: 'StartContainer' | 'InitContainer',
+    targetContainerName?: string,
+  ): Promise<boolean> => {
     // A cancelled sync (the pod worker moved on) starts nothing more.
     if (signal?.aborted === true) return false;
     const result: SyncResult = { action, target: container.name };
@@ -178,6 +191,7 @@ async function startContainers(
         status,
         podIPs: target.podIPs,
         signal,
+        ...(targetContainerName === undefined || targetContainerName === '' ? {} : { targetContainerName }),
       });
       return true;
     } catch (err) {
@@ -197,6 +211,14 @@ async function startContainers(
     }
   };
 
+  const ephemeralContainers = pod.spec.ephemeralContainers ?? [];
+  for (const idx of actions.ephemeralContainersToStart) {
+    const ephemeral = ephemeralContainers[idx];
+    if (ephemeral === undefined) continue;
+    const { targetContainerName, ...container } = ephemeral;
+    // A failed ephemeral container stops nothing else.
+    await start(container, 'StartContainer', targetContainerName);
+  }
   const initContainers = pod.spec.initContainers ?? [];
   for (const idx of actions.initContainersToStart) {
     const container = initContainers[idx];

@@ -1,5 +1,6 @@
 // Test-only: the runtime manager over the CRI fakes, shared by this package's unit tests
 // (sync-pod, kill-pod, pod-status, gc). Importing it gives each test a fresh temp directory.
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,8 @@ export interface Env {
   manager: ContainerRuntime;
   backoff: Backoff;
   logsDir: string;
+  /** The containers log dir (symlinks), created empty: no unit test writes to /var/log/containers. */
+  containerLogsDir: string;
 }
 
 export function setup(extra: Partial<RuntimeManagerOptions> = {}): Env {
@@ -63,17 +66,20 @@ export function setup(extra: Partial<RuntimeManagerOptions> = {}): Env {
   const runtime = new FakeRuntimeService({ clock, imageService: images });
   const helper = new TestHelper();
   const logsDir = path.join(tmp, 'logs');
+  const containerLogsDir = path.join(tmp, 'containers');
+  mkdirSync(containerLogsDir, { recursive: true });
   const manager = createRuntimeManager({
     runtimeService: runtime,
     imageService: images,
     helper,
     podLogsDir: logsDir,
+    containerLogsDir,
     clock,
     memoryCapacityBytes: 4 * 1024 ** 3,
     ...extra,
   });
   const backoff = createBackoff({ initialMs: 10_000, maxMs: 300_000, clock });
-  return { clock, images, runtime, helper, manager, backoff, logsDir };
+  return { clock, images, runtime, helper, manager, backoff, logsDir, containerLogsDir };
 }
 
 export const app: Container = {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { createBackoff, systemClock } from '@kubelet-ts/common';
@@ -14,6 +15,9 @@ const BUSYBOX = env('KUBELET_TS_BUSYBOX_IMAGE');
 const HTTP = env('KUBELET_TS_HTTP_IMAGE');
 const LOGS = env('KUBELET_TS_POD_LOGS_DIR');
 const REGISTRY = env('KUBELET_TS_REGISTRY');
+// The container log symlinks go to a temp dir, never the machine's /var/log/containers.
+const CONTAINER_LOGS = fs.mkdtempSync(path.join(os.tmpdir(), 'kts-rm-it-containers-'));
+afterAll(() => fs.rmSync(CONTAINER_LOGS, { recursive: true, force: true }));
 
 /** Removes image names pulled by a test with ctr (never CRI RemoveImage: it would drop every tag of the shared image ID). */
 function removeImageNames(repo: string): void {
@@ -35,6 +39,7 @@ function manager(): ContainerRuntime {
     imageService: suite.client.image,
     helper,
     podLogsDir: LOGS,
+    containerLogsDir: CONTAINER_LOGS,
     clock: systemClock,
   });
 }
@@ -111,6 +116,9 @@ describe('runtime-manager against containerd', () => {
       return text.includes('hello-main') ? text : undefined;
     });
     expect(line).toMatch(/^\S+Z stdout F hello-main$/m);
+    // The legacy symlink <pod>_<namespace>_<container>-<id>.log points at the log containerd writes.
+    const mainId = st.containers.find((c) => c.name === 'main')?.id ?? '';
+    expect(fs.readlinkSync(path.join(CONTAINER_LOGS, `${pod.metadata.name}_kts-test_main-${mainId}.log`))).toBe(logFile);
 
     expect(await waitFor('HTTP from the pod', () => httpGet(`http://${st.ips[0]}:8080/`).catch(() => undefined))).toContain('ok');
     // converged
@@ -309,6 +317,7 @@ describe('runtime-manager against containerd', () => {
       imageService: suite.client.image,
       helper,
       podLogsDir: LOGS,
+      containerLogsDir: CONTAINER_LOGS,
       clock: systemClock,
       imageBackoff: createBackoff({ initialMs: 60_000, maxMs: 120_000, clock: systemClock }),
     });

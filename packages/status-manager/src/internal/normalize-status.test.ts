@@ -62,6 +62,30 @@ describe('normalizeStatus', () => {
   });
 });
 
+describe('normalizeStatus: ephemeral containers', () => {
+  it('sorts their statuses by name, puts their timestamps at second precision and counts them for the message share', () => {
+    const pod = newPod({ name: 'p', containers: [{ name: 'app' }] });
+    pod.spec.ephemeralContainers = [
+      { name: 'dbg', image: 'busybox' },
+      { name: 'aaa', image: 'busybox' },
+      { name: 'zzz', image: 'busybox' },
+    ];
+    const status = (name: string, message?: string): NonNullable<PodStatus['ephemeralContainerStatuses']>[number] => ({
+      name,
+      ready: false,
+      restartCount: 0,
+      image: 'busybox',
+      imageID: '',
+      state: { terminated: { exitCode: 1, finishedAt: '2026-01-01T00:00:02.25Z', ...(message ? { message } : {}) } },
+    });
+    const share = MAX_POD_TERMINATION_MESSAGE_BYTES / 4; // 1 container + 3 ephemeral containers
+    const out = normalizeStatus(pod, { ephemeralContainerStatuses: [status('dbg', 'm'.repeat(share + 50)), status('aaa'), status('zzz')] });
+    expect(out.ephemeralContainerStatuses?.map((s) => s.name)).toEqual(['aaa', 'dbg', 'zzz']);
+    expect(out.ephemeralContainerStatuses?.[1]?.state?.terminated?.message).toHaveLength(share);
+    expect(out.ephemeralContainerStatuses?.[0]?.state?.terminated?.finishedAt).toBe('2026-01-01T00:00:02Z');
+  });
+});
+
 describe('canonicalStatus', () => {
   it('writes what Go would decode the same way the same: no nulls, empties or zero container fields', () => {
     const fromApi = {

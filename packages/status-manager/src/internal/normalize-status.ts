@@ -51,24 +51,31 @@ function sortInitStatuses(pod: Pick<Pod, 'spec'>, statuses: ContainerStatus[]): 
 
 /**
  * Upstream normalizeStatus, on a copy: timestamps at second precision (the API stores no more),
- * terminated messages cut to an equal share of 12 KiB per container of the spec, container
- * statuses sorted by name and init container statuses in spec order.
+ * terminated messages cut to an equal share of 12 KiB per container of the spec (ephemeral ones
+ * included), container and ephemeral container statuses sorted by name and init container
+ * statuses in spec order.
  */
 export function normalizeStatus(pod: Pick<Pod, 'spec'>, input: PodStatus): PodStatus {
   const status = structuredClone(input);
-  const containers = pod.spec.containers.length + (pod.spec.initContainers?.length ?? 0);
+  const containers = pod.spec.containers.length + (pod.spec.initContainers?.length ?? 0) + (pod.spec.ephemeralContainers?.length ?? 0);
   const bytesPerStatus = containers > 0 ? Math.floor(MAX_POD_TERMINATION_MESSAGE_BYTES / containers) : MAX_POD_TERMINATION_MESSAGE_BYTES;
   if (status.startTime !== undefined) status.startTime = toRfc3339Seconds(status.startTime);
   for (const c of status.conditions ?? []) {
     if (c.lastProbeTime !== undefined) c.lastProbeTime = toRfc3339Seconds(c.lastProbeTime);
     if (c.lastTransitionTime !== undefined) c.lastTransitionTime = toRfc3339Seconds(c.lastTransitionTime);
   }
-  for (const s of [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])]) {
+  for (const s of [
+    ...(status.containerStatuses ?? []),
+    ...(status.initContainerStatuses ?? []),
+    ...(status.ephemeralContainerStatuses ?? []),
+  ]) {
     normalizeState(s.state, bytesPerStatus);
     normalizeState(s.lastState, bytesPerStatus);
   }
-  status.containerStatuses?.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const byName = (a: ContainerStatus, b: ContainerStatus): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  status.containerStatuses?.sort(byName);
   if (status.initContainerStatuses !== undefined) sortInitStatuses(pod, status.initContainerStatuses);
+  status.ephemeralContainerStatuses?.sort(byName);
   return status;
 }
 

@@ -20,6 +20,8 @@ export interface ContainerContext {
   hostNetwork: boolean;
   grace: number | undefined;
   init: boolean;
+  /** An ephemeral container: the fields it may not have are refused by validateEphemeralContainer instead. */
+  ephemeral?: boolean;
 }
 
 export function validateContainer(c: Container, path: string, ctx: ContainerContext, issues: Issues): void {
@@ -34,7 +36,9 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
   issues.enumValue(`${path}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES);
   issues.enumValue(`${path}.terminationMessagePolicy`, c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES);
 
-  if (ctx.init) {
+  if (ctx.ephemeral === true) {
+    // restartPolicy, ports, resources, probes and hooks: refused by the allow-list.
+  } else if (ctx.init) {
     if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always')
       issues.notSupported(`${path}.restartPolicy`, c.restartPolicy, ['Always']);
   } else if (c.restartPolicy !== undefined) {
@@ -42,7 +46,7 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
   }
   const sidecar = ctx.init && c.restartPolicy === 'Always';
 
-  validatePorts(c, path, ctx.hostNetwork, issues);
+  if (ctx.ephemeral !== true) validatePorts(c, path, ctx.hostNetwork, issues);
   (c.env ?? []).forEach((env, i) => validateEnv(env, `${path}.env[${i}]`, issues));
   (c.envFrom ?? []).forEach((from, i) => {
     const p = `${path}.envFrom[${i}]`;
@@ -50,10 +54,12 @@ export function validateContainer(c: Container, path: string, ctx: ContainerCont
     if (count === 0) issues.invalid(p, '', 'must specify one of: `configMapRef` or `secretRef`');
     if (count > 1) issues.invalid(p, '', 'may not have more than one field specified at a time');
   });
-  if (c.resources !== undefined) validateResources(c.resources, `${path}.resources`, issues);
+  if (c.resources !== undefined && ctx.ephemeral !== true) validateResources(c.resources, `${path}.resources`, issues);
   validateMounts(c, path, ctx.volumes, issues);
 
-  if (ctx.init && !sidecar) {
+  if (ctx.ephemeral === true) {
+    // no probes or hooks to validate (refused)
+  } else if (ctx.init && !sidecar) {
     // Run-to-completion init containers take no probes or hooks; sidecars take all of them.
     for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
       if (c[field] !== undefined) issues.forbidden(`${path}.${field}`, 'may not be set for init containers without restartPolicy=Always');

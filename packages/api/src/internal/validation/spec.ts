@@ -1,6 +1,7 @@
 import type { PodSpec } from '../../schemas.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName } from '../names.js';
 import { validateContainer } from './container.js';
+import { validateEphemeralContainer } from './ephemeral.js';
 import type { Issues } from './issues.js';
 import { checkHostPortConflicts } from './ports.js';
 import { validateResourceQuantity } from './resources.js';
@@ -35,8 +36,11 @@ export function validateSpec(spec: PodSpec, issues: Issues): void {
     const path = `spec.initContainers[${i}]`;
     validateContainer(c, path, { names, volumes, hostNetwork, grace, init: true }, issues);
   });
+  // Targets are the regular and init containers only, never another ephemeral one.
+  const targets = new Set(names);
   (spec.ephemeralContainers ?? []).forEach((c, i) => {
-    if (names.has(c.name)) issues.duplicate(`spec.ephemeralContainers[${i}].name`, c.name);
+    const path = `spec.ephemeralContainers[${i}]`;
+    validateEphemeralContainer(c, path, { names, volumes, hostNetwork, grace, init: false }, targets, issues);
   });
 
   issues.enumValue('spec.restartPolicy', spec.restartPolicy, RESTART_POLICIES);
