@@ -46,8 +46,11 @@ describe('instrumentRuntimeService / instrumentImageService', () => {
     expect(metrics.value('kubelet_runtime_operations_errors_total', { operation_type: 'version' })).toBeUndefined();
     expect(metrics.observations('kubelet_runtime_operations_duration_seconds', { operation_type: 'version' })).toEqual([0.25]);
     expect(metrics.buckets('kubelet_runtime_operations_duration_seconds')).toEqual(RUNTIME_OPERATIONS_DURATION_BUCKETS);
-    // The wrapped fake is still the fake: its records are reachable through the decorator.
+    // The wrapped fake is still the fake: its records and helpers are reachable through the decorator.
     expect(runtime.callsOf('listContainers')).toHaveLength(2);
+    runtime.injectError('version', 'INTERNAL');
+    await expect(runtime.version({})).rejects.toThrow('INTERNAL');
+    expect(metrics.value('kubelet_runtime_operations_errors_total', { operation_type: 'version' })).toBe(1);
   });
 
   it('times RunPodSandbox by runtime handler too', async () => {

@@ -105,9 +105,14 @@ function instrument<S extends object>(service: S, methods: readonly string[], op
       }
     };
   }
-  // Anything else of the service (fakes' `calls`, helpers) stays reachable.
+  // Anything else of the service (fakes' `calls`, `injectError`) stays reachable, called on the service itself
+  // (its #private fields are not the proxy's).
   return new Proxy(service, {
-    get: (obj, prop, receiver) => (typeof prop === 'string' && prop in wrapped ? wrapped[prop] : Reflect.get(obj, prop, receiver)),
+    get: (obj, prop) => {
+      if (typeof prop === 'string' && prop in wrapped) return wrapped[prop];
+      const value: unknown = Reflect.get(obj, prop);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+    },
   });
 }
 
