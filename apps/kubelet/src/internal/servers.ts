@@ -16,6 +16,8 @@ import {
 } from '@kubelet-ts/server';
 import type { Authenticator, Authorizer, ContainerLogsSource, KubeletHttpServer, KubeletServerTlsOptions } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
+import { installMetricsRoutes } from './metrics-routes.js';
+import type { KubeletMetrics } from './metrics-routes.js';
 import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
 
@@ -24,6 +26,7 @@ export interface KubeletServersOptions {
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
   nodeStatus: Pick<NodeStatusManager, 'getNode'>;
+  metrics: KubeletMetrics;
   /** The authenticated server on `address:port` (API mode with `enableServer`); none without. */
   authenticated?: {
     nodeName: string;
@@ -70,6 +73,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     const readOnly = createReadOnlyServer({ getPods: () => lifecycle.getPods(), checks, logger });
     serveStatsSummary(readOnly, options.stats, logger);
     installNodeRoute(readOnly.router, options.nodeStatus);
+    installMetricsRoutes(readOnly.router, options.metrics);
     servers.push({ name: 'read-only', server: readOnly, host: config.address, port: config.readOnlyPort });
   }
   const auth = options.authenticated;
@@ -79,6 +83,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
     installContainerLogs(router, auth.containerLogs);
+    installMetricsRoutes(router, options.metrics);
     const server = createKubeletServer({ ...auth, router, logger });
     servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
