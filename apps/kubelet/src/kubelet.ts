@@ -41,7 +41,7 @@ import { createKubeletPluginManager } from './internal/plugins.js';
 import { createPullCredentials } from './internal/pull-credentials.js';
 import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
 import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
-import { addSummaryCollectors, createKubeletMetrics, instrumentCri } from './internal/metrics-routes.js';
+import { addSummaryCollectors, clientCertificateTtlCollector, createKubeletMetrics, instrumentCri } from './internal/metrics-routes.js';
 import type { KubeletMetrics } from './internal/metrics-routes.js';
 import { createKubeletServers } from './internal/servers.js';
 import type { KubeletServers } from './internal/servers.js';
@@ -463,6 +463,8 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
         signal: deps.signal ?? new AbortController().signal,
       })
     : undefined;
+  if (api?.clientCertificateNotAfter !== undefined)
+    registries.metrics.register(clientCertificateTtlCollector(api.clientCertificateNotAfter, clock));
   const ctx: Context = {
     config: options.config,
     flags,

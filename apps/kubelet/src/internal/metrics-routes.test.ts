@@ -6,6 +6,7 @@ import type { RouteHandler } from '@kubelet-ts/server';
 import {
   addSummaryCollectors,
   cadvisorIdentity,
+  clientCertificateTtlCollector,
   createKubeletMetrics,
   installMetricsRoutes,
   instrumentCri,
@@ -84,5 +85,21 @@ describe('metrics routes', () => {
     const { body } = await registries.metrics.exposition();
     expect(body).toContain('kubelet_runtime_operations_total{operation_type="version"} 1');
     expect(body).toContain('kubelet_runtime_operations_total{operation_type="list_images"} 1');
+  });
+});
+
+describe('clientCertificateTtlCollector', () => {
+  it('gives the seconds until the client certificate expires, negative after, +Inf without one', async () => {
+    const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+    let notAfter: number | undefined = Date.parse('2026-01-01T01:00:00.900Z');
+    const registries = createKubeletMetrics({ nodeName: 'n', version: 'v1.34.0' });
+    registries.metrics.register(clientCertificateTtlCollector(() => notAfter, clock));
+    const ttl = async (): Promise<string | undefined> =>
+      (await registries.metrics.exposition()).body.split('\n').find((l) => l.startsWith('kubelet_certificate_manager_client_ttl_seconds '));
+    expect(await ttl()).toBe('kubelet_certificate_manager_client_ttl_seconds 3600');
+    await clock.advance(7_200_000);
+    expect(await ttl()).toBe('kubelet_certificate_manager_client_ttl_seconds -3599');
+    notAfter = undefined;
+    expect(await ttl()).toBe('kubelet_certificate_manager_client_ttl_seconds +Inf');
   });
 });

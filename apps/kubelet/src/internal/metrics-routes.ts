@@ -6,7 +6,7 @@ import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import { instrumentImageService, instrumentRuntimeService } from '@kubelet-ts/cri-client';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createCadvisorCollector, createMetricsRegistry, createResourceMetricsCollector } from '@kubelet-ts/metrics';
-import type { CadvisorIdentity, MetricsRegistry } from '@kubelet-ts/metrics';
+import type { CadvisorIdentity, Collector, MetricsRegistry } from '@kubelet-ts/metrics';
 import { installMetrics } from '@kubelet-ts/server';
 import type { Router } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
@@ -74,6 +74,27 @@ export function cadvisorIdentity(pod: Pod, container: string | undefined, podCgr
     ...(cs?.image !== undefined ? { image: cs.image } : {}),
     ...(runtimeId !== '' ? { name: runtimeId } : {}),
     ...(parent !== undefined && runtimeId !== '' ? { id: `${parent}/${runtimeId}` } : {}),
+  };
+}
+
+/**
+ * Upstream's GaugeFunc of NewKubeletClientCertificateManager: seconds until the client certificate expires
+ * (truncated, negative once expired), +Inf without a current one; read when scraped.
+ */
+export function clientCertificateTtlCollector(notAfter: () => number | undefined, clock: Pick<Clock, 'now'>): Collector {
+  return {
+    collect: () => {
+      const expires = notAfter();
+      const value = expires === undefined ? Infinity : Math.trunc((expires - clock.now()) / 1000);
+      return [
+        {
+          name: 'kubelet_certificate_manager_client_ttl_seconds',
+          help: "[ALPHA] Gauge of the TTL (time-to-live) of the Kubelet's client certificate. The value is in seconds until certificate expiry (negative if already expired). If client certificate is invalid or unused, the value will be +INF.",
+          type: 'gauge',
+          samples: [{ value }],
+        },
+      ];
+    },
   };
 }
 
