@@ -13,11 +13,8 @@ describe('README', () => {
     const summaryProvider = new FakeSummaryProvider(fixedSummary()); // the kubelet's: @kubelet-ts/stats
 
     // README:begin
-    const registry = createMetricsRegistry({
-      processMetrics: true,
-      buildInfo: { gitVersion: 'v1.34.0-kubelet-ts.0.1.0' },
-      nodeName: 'node-a',
-    });
+    const buildInfo = { gitVersion: 'v1.34.0-kubelet-ts.0.1.0' };
+    const registry = createMetricsRegistry({ processMetrics: true, buildInfo, nodeName: 'node-a' });
     // Libraries take it as common's Metrics: get-or-create by name, as a Prometheus registry.
     const evictions = registry.counter({ name: 'kubelet_evictions', help: 'Evictions.', labelNames: ['eviction_signal'] });
     evictions.inc({ eviction_signal: 'memory.available' });
