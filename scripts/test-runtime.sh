@@ -59,7 +59,7 @@ APT_PACKAGES=(containerd runc containernetworking-plugins docker-registry skopeo
 BUSYBOX_APPLETS=(sh sleep cat echo ls nc httpd touch rm mkdir test true false date env id ps kill
   wget tail head seq dd grep mount df hostname printf
   awk basename chmod cp cut dirname find ip ln mv nslookup ping pwd readlink sed sort stat tee
-  brctl timeout top tr umount uname wc which whoami xargs yes)
+  brctl tar timeout top tr umount uname wc which whoami xargs yes)
 
 START=${EPOCHREALTIME/,/.}
 

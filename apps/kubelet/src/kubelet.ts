@@ -44,6 +44,7 @@ import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
 import { addSummaryCollectors, clientCertificateTtlCollector, createKubeletMetrics, instrumentCri } from './internal/metrics-routes.js';
 import type { KubeletMetrics } from './internal/metrics-routes.js';
 import { createKubeletServers } from './internal/servers.js';
+import { streamingSource } from './internal/streaming.js';
 import type { KubeletServers } from './internal/servers.js';
 import { podSourcesRunnable, staticPodSources } from './internal/sources.js';
 import { createKubeletStats } from './internal/stats.js';
@@ -95,9 +96,12 @@ export function isApiMode(flags: Pick<KubeletFlags, 'kubeconfig'>): flags is Kub
   return flags.kubeconfig !== undefined && flags.kubeconfig !== '';
 }
 
+/** The node's log directory the authenticated server's `/logs/` serves (upstream's, fixed). */
+const NODE_LOG_DIR = '/var/log';
+
 /**
  * The start-up log line: the configuration as it takes effect. The authenticated server (port
- * 10250: logs, exec, metrics) is not served yet, whatever the configuration asks for.
+ * 10250) is served in API mode with `enableServer`.
  */
 export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>, node: NodeIdentity): LogFields {
   const api = isApiMode(options.flags);
@@ -404,6 +408,10 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
             clock,
             logger: logger.child({ component: 'container-logs' }),
           }),
+          streaming: streamingSource({ getPods: () => lifecycle.getPods(), runtime: cri.runtime }),
+          configz: () => ({ ...config }),
+          runningPods: () => agents.runtime.getPods(false),
+          nodeLogDir: NODE_LOG_DIR,
         };
   // /metrics/resource and /metrics/cadvisor are computed from the Summary when scraped.
   addSummaryCollectors(ctx.registries, {

@@ -3,6 +3,7 @@ import { errorMessage, noopLogger } from '@kubelet-ts/common';
 import type { Logger } from '@kubelet-ts/common';
 import type { AuthenticationResult, Authenticator, Authorizer } from './auth.js';
 import { nodeRequestAttributes } from './authorizers.js';
+import { sendErrorString } from './router.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -17,12 +18,8 @@ export interface AuthFilterOptions {
 /** Wraps a request listener so that only authenticated, authorized requests reach it. */
 export type AuthFilter = (next: RequestListener) => RequestListener;
 
-// Upstream writes these with go-restful's WriteErrorString: the text as given, no newline added (the
-// Forbidden text carries its own), Content-Type sniffed by Go as text/plain.
-const writeError = (res: ServerResponse, status: number, body: string): void => {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
-};
+// Upstream writes these with go-restful's WriteErrorString (the Forbidden text carries its own newline).
+const writeError = sendErrorString;
 
 /**
  * Upstream `InstallAuthFilter`: authenticate (401 `Unauthorized` when no user, the reason logged), then

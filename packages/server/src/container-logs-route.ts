@@ -2,7 +2,7 @@
 import type { Pod } from '@kubelet-ts/api';
 import { errorMessage } from '@kubelet-ts/common';
 import type { Router } from './router.js';
-import { sendText } from './router.js';
+import { pathSegments, sendText } from './router.js';
 
 /** What the route needs of the kubelet; the log options are the logs package's business. */
 export interface ContainerLogsSource {
@@ -40,7 +40,9 @@ const fail = (res: Parameters<typeof sendText>[0], status: number, message: stri
  */
 export function installContainerLogs(router: Pick<Router, 'get'>, source: ContainerLogsSource): void {
   router.get('/containerLogs/*', async (req, res, { url, rest, logger }) => {
-    const [namespace = '', podName = '', container = '', ...extra] = rest.split('/').map((p) => decodeURIComponent(p));
+    const segments = pathSegments(rest);
+    if (segments === undefined) return fail(res, 400, 'invalid URL escape in the path');
+    const [namespace = '', podName = '', container = '', ...extra] = segments;
     if (extra.length > 0) return fail(res, 404, '404 page not found');
     if (podName === '') return fail(res, 400, '{"message": "Missing podID."}');
     if (container === '') return fail(res, 400, '{"message": "Missing container name."}');

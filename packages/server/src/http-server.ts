@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { noopLogger } from '@kubelet-ts/common';
 import type { Logger } from '@kubelet-ts/common';
 import { ServerError } from './errors.js';
+import { serveUpgradeRequests } from './internal/upgrade.js';
 import type { Router } from './router.js';
 
 /** A server that can be started on an address and stopped. */
@@ -32,6 +33,7 @@ export function createKubeletHttpServer(options: KubeletHttpServerOptions): Kube
   const logger = (options.logger ?? noopLogger).child({ server: options.name ?? 'http' });
   const { router } = options;
   let server: Server | undefined;
+  let upgrades: { destroyAll(): void } | undefined;
 
   return {
     router,
@@ -39,6 +41,7 @@ export function createKubeletHttpServer(options: KubeletHttpServerOptions): Kube
       if (server !== undefined) throw new ServerError('ALREADY_LISTENING', `${options.name ?? 'http'} server is already listening`);
       const s = (options.createServer ?? ((listener) => createServer(listener)))(router.listener);
       server = s;
+      upgrades = serveUpgradeRequests(s);
       await new Promise<void>((resolve, reject) => {
         const onError = (err: Error): void => {
           server = undefined;
@@ -62,6 +65,7 @@ export function createKubeletHttpServer(options: KubeletHttpServerOptions): Kube
       await new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeAllConnections();
+        upgrades?.destroyAll();
       });
       logger.info('stopped');
     },

@@ -2,7 +2,7 @@ export { createHealthzServer, createReadOnlyServer, podListBody } from './server
 export type { HealthzServerOptions, ReadOnlyServerOptions } from './servers.js';
 export { installHealthz, pingHealthz, syncLoopHealthz } from './healthz.js';
 export type { HealthzCheck, HealthzOptions, SyncLoopHealthzOptions } from './healthz.js';
-export { createRouter, sendJson, sendText } from './router.js';
+export { createRouter, sendErrorString, sendJson, sendText } from './router.js';
 export type { Router, RouterOptions, RouteHandler, RouteContext, HttpMethod } from './router.js';
 export { createKubeletHttpServer } from './http-server.js';
 export type { KubeletHttpServer, KubeletHttpServerOptions } from './http-server.js';
@@ -43,3 +43,9 @@ export { createAuthFilter } from './auth-filter.js';
 export type { AuthFilter, AuthFilterOptions, RequestListener } from './auth-filter.js';
 export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.js';
 export type { KubeletServerOptions, KubeletServerTlsOptions } from './kubelet-server.js';
+export { installStreaming, portsFromQuery, streamOptionsFromQuery } from './streaming-route.js';
+export type { ContainerTarget, StreamingSource, StreamOptions } from './streaming-route.js';
+export { DEBUGGING_PATHS, installConfigz, installDebuggingDisabled, installRunningPods } from './debugging-routes.js';
+export type { RunningPodSummary } from './debugging-routes.js';
+export { installNodeLogs } from './node-logs-route.js';
+export type { NodeLogsOptions } from './node-logs-route.js';

@@ -42,9 +42,28 @@ export function sendText(res: ServerResponse, status: number, body: string, head
   res.writeHead(status, {
     'Content-Type': 'text/plain; charset=utf-8',
     'X-Content-Type-Options': 'nosniff',
+    'Content-Length': Buffer.byteLength(body),
     ...headers,
   });
   res.end(body);
+}
+
+/**
+ * Writes an error the way upstream's go-restful `WriteErrorString` does: the text exactly as given (no
+ * newline added), `text/plain`.
+ */
+export function sendErrorString(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** The `/`-separated segments of a prefix route's rest, percent-decoded; undefined when an escape is malformed. */
+export function pathSegments(rest: string): string[] | undefined {
+  try {
+    return rest.split('/').map((p) => decodeURIComponent(p));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes a JSON response. */

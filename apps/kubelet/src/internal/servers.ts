@@ -9,12 +9,27 @@ import {
   createReadOnlyServer,
   createRouter,
   installContainerLogs,
+  installConfigz,
+  installDebuggingDisabled,
   installHealthz,
+  installNodeLogs,
+  installRunningPods,
+  installStreaming,
   pingHealthz,
   podListBody,
   sendJson,
+  sendText,
 } from '@kubelet-ts/server';
-import type { Authenticator, Authorizer, ContainerLogsSource, KubeletHttpServer, KubeletServerTlsOptions } from '@kubelet-ts/server';
+import type {
+  Authenticator,
+  Authorizer,
+  ContainerLogsSource,
+  KubeletHttpServer,
+  KubeletServerTlsOptions,
+  Router,
+  RunningPodSummary,
+  StreamingSource,
+} from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { installMetricsRoutes } from './metrics-routes.js';
 import type { KubeletMetrics } from './metrics-routes.js';
@@ -22,7 +37,10 @@ import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
 
 export interface KubeletServersOptions {
-  config: Pick<KubeletConfiguration, 'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port'>;
+  config: Pick<
+    KubeletConfiguration,
+    'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port' | 'enableDebuggingHandlers' | 'enableSystemLogHandler'
+  >;
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
   nodeStatus: Pick<NodeStatusManager, 'getNode'>;
@@ -34,6 +52,13 @@ export interface KubeletServersOptions {
     authenticator: Authenticator;
     authorizer: Authorizer;
     containerLogs: ContainerLogsSource;
+    streaming: StreamingSource;
+    /** `/configz`: the configuration in effect. */
+    configz: () => Record<string, unknown>;
+    /** `/runningpods/`: the runtime's running pods. */
+    runningPods: () => Promise<readonly RunningPodSummary[]>;
+    /** `/logs/`: the node's log directory (upstream's `/var/log`). */
+    nodeLogDir: string;
   };
   logger: Logger;
 }
@@ -55,7 +80,8 @@ interface Server {
 /**
  * healthz (`healthzPort`; `pleg` and `syncloop` checks), the read-only server (`readOnlyPort`:
  * `/pods`, healthz, and the kubelet-ts `/stats/summary` and `/node`) and the authenticated server
- * (`port`: healthz, `/pods`, `/stats/summary`, `/containerLogs`). A port of 0 turns a server off.
+ * (`port`: healthz, `/pods`, `/stats/summary`, `/containerLogs`, `/exec`, `/attach`, `/portForward`,
+ * `/run`). A port of 0 turns a server off.
  */
 export function createKubeletServers(options: KubeletServersOptions): KubeletServers {
   const { config, lifecycle, logger } = options;
@@ -82,8 +108,9 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     installHealthz(router, { checks, logger });
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
-    installContainerLogs(router, auth.containerLogs);
     installMetricsRoutes(router, options.metrics);
+    if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config.enableSystemLogHandler !== false);
+    else installDebuggingDisabled(router);
     const server = createKubeletServer({ ...auth, router, logger });
     servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
@@ -105,4 +132,18 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
       }
     },
   };
+}
+
+/**
+ * Upstream InstallAuthRequiredHandlers and InstallSystemLogHandler (`enableDebuggingHandlers`): logs,
+ * streaming, /configz, /runningpods/, and `/logs/` unless `enableSystemLogHandler` is off (then 405
+ * `logs endpoint is disabled.`).
+ */
+function installDebuggingHandlers(router: Router, auth: NonNullable<KubeletServersOptions['authenticated']>, systemLogs: boolean): void {
+  installContainerLogs(router, auth.containerLogs);
+  installStreaming(router, auth.streaming);
+  installConfigz(router, auth.configz);
+  installRunningPods(router, auth.runningPods);
+  if (systemLogs) installNodeLogs(router, { dir: auth.nodeLogDir });
+  else router.add('*', '/logs/*', async (_req, res) => sendText(res, 405, 'logs endpoint is disabled.\n'));
 }

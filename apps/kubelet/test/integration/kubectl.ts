@@ -1,6 +1,7 @@
 // The machine's kubectl (on the PATH, as for scripts/control-plane.sh) with the control plane's admin
 // kubeconfig: what the API-mode tests check the cluster with, as an operator would.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ControlPlaneEnv } from '@kubelet-ts/test-support';
 
@@ -14,6 +15,12 @@ export interface Kubectl {
   get<T = unknown>(...args: string[]): Promise<T | undefined>;
   /** Applies a manifest (an object or a list of them) from stdin. */
   apply(manifest: unknown): Promise<string>;
+  /** Runs with `input` on stdin and resolves with the exit code and both outputs, whatever the code. */
+  run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Starts a long-running command (`port-forward`, `attach`); the caller kills it. */
+  spawn(args: string[]): ChildProcess;
+  /** The arguments that select this control plane (for wrapping kubectl in another command). */
+  readonly baseArgs: readonly string[];
 }
 
 export function kubectlFor(cp: ControlPlaneEnv): Kubectl {
@@ -43,6 +50,16 @@ export function kubectlFor(cp: ControlPlaneEnv): Kubectl {
       );
       child.stdin?.end(JSON.stringify(manifest));
     });
+  kubectl.run = (args, input) =>
+    new Promise((resolve) => {
+      const child = execFile(bin, [...base, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
+        resolve({ code, stdout, stderr });
+      });
+      child.stdin?.end(input ?? '');
+    });
+  kubectl.spawn = (args) => spawn(bin, [...base, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  Object.defineProperty(kubectl, 'baseArgs', { value: base });
   return kubectl;
 }
 

@@ -1,14 +1,31 @@
 /**
- * Issue 18, first slice: the authenticated server on `port`, through the real API server's node
- * proxy (`kubectl logs`, `kubectl get --raw …/proxy/…`) and directly (401 without credentials, 403
+ * Issue 18: the authenticated server on `port`, through the real API server's node proxy
+ * (`kubectl logs`, `exec`, `attach`, `port-forward`, `cp`, `get --raw …/proxy/…`) and directly (401 without credentials, 403
  * for a token whose user may not proxy to nodes), with the self-signed serving pair in --cert-dir.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type https from 'node:https';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+import { createTestCa } from '@kubelet-ts/certificate-manager/testing';
+import type { TestCa } from '@kubelet-ts/certificate-manager/testing';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { BUSYBOX, createKubelet, eventually, httpsGet } from './harness.js';
+import { createKubelet, eventually, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
+import {
+  observeAttach,
+  observeCp,
+  observeExec,
+  observeLogs,
+  observePortForward,
+  observeRun,
+  observeTty,
+  startScenarioPod,
+} from './kubectl-scenarios.js';
 
 const cp = controlPlaneEnv();
 const kubectl = kubectlFor(cp);
@@ -49,51 +66,6 @@ function direct(path: string, token?: string): Promise<{ status: number; body: s
   });
 }
 
-it('serves kubectl logs (with --tail and --timestamps) through the API server', async () => {
-  await kubectl.apply({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'talker', namespace: ns },
-    spec: {
-      nodeName: kubelet.nodeName,
-      terminationGracePeriodSeconds: 1,
-      automountServiceAccountToken: false,
-      containers: [{ name: 'c', image: BUSYBOX(), command: ['sh', '-c', 'echo one; echo two; echo three; sleep 3600'] }],
-    },
-  });
-  const logs = await eventually(
-    'the pod log',
-    async () => {
-      const out = await kubectl('logs', '-n', ns, 'talker').catch(() => '');
-      return out.includes('three') ? out : undefined;
-    },
-    90_000,
-    500,
-  );
-  expect(logs).toBe('one\ntwo\nthree\n');
-  expect(await kubectl('logs', '-n', ns, 'talker', '--tail=1')).toBe('three\n');
-  const stamped = (await kubectl('logs', '-n', ns, 'talker', '--timestamps')).trim().split('\n');
-  expect(stamped).toHaveLength(3);
-  expect(stamped[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z one$/);
-  // Past kubectl's own check, the kubelet's: a container the pod does not have is a 404 with upstream's text.
-  await expect(kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/containerLogs/${ns}/talker/nope`)).rejects.toThrow(
-    /not found|NotFound/,
-  );
-}, 180_000);
-
-it('answers /pods and /stats/summary through the node proxy', async () => {
-  const summary = JSON.parse(await kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/stats/summary`)) as {
-    node?: { nodeName?: string };
-  };
-  expect(summary.node?.nodeName).toBe(kubelet.nodeName);
-  const pods = JSON.parse(await kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/pods`)) as {
-    kind: string;
-    items: Array<{ metadata: { name: string } }> | null;
-  };
-  expect(pods.kind).toBe('PodList');
-  expect((pods.items ?? []).map((p) => p.metadata.name)).toContain('talker');
-});
-
 it('refuses requests without credentials (401) and a user without node rights (403), with a self-signed serving pair', async () => {
   expect(port).toBeGreaterThan(0);
   expect(await direct('/pods')).toEqual({ status: 401, body: 'Unauthorized' });
@@ -105,4 +77,193 @@ it('refuses requests without credentials (401) and a user without node rights (4
   expect(await direct('/containerLogs/x/y/z', 'not-a-token')).toMatchObject({ status: 401 });
   const crt = await fs.readFile(`${kubelet.certDir}/kubelet.crt`, 'utf8');
   expect(crt.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+});
+
+describe('kubectl logs, exec, attach, port-forward, cp and /run through the API server', () => {
+  const pod = 'shell';
+  beforeAll(() => startScenarioPod(kubectl, pod, ns, kubelet.nodeName), 150_000);
+
+  it('kubectl logs: all, --tail, --timestamps, --limit-bytes, --since, --previous', async () => {
+    expect(await observeLogs(kubectl, kubelet.nodeName, ns, pod)).toEqual({
+      all: 'one\ntwo\nthree\n',
+      tail1: 'three\n',
+      timestamps: '<time> one\n<time> two\n<time> three\n',
+      limitBytes: 'one\ntw',
+      sinceFuture: '',
+      previous: 'first run\n',
+      current: 'second run\n',
+      missingContainer: 'Error from server (NotFound): the server could not find the requested resource',
+    });
+  }, 60_000);
+
+  it('kubectl exec: output, exit code, stderr, stdin, and a container the pod does not have', async () => {
+    const seen = await observeExec(kubectl, kubelet.nodeName, ns, pod);
+    expect(seen.failing).toMatchObject({ code: 3, stdout: 'out\n' });
+    expect(seen.failing.stderr).toContain('err\n');
+    expect(seen.stdin).toEqual({ code: 0, stdout: 'HELLO STDIN\n' });
+    expect(seen.missingContainer).toMatch(/container not found \(\\?"nope\\?"\)/);
+  }, 60_000);
+
+  it('kubectl exec -it: a shell on a terminal', async () => {
+    expect(await observeTty(kubectl, ns, pod)).toBe('tty=/dev/pts/N n=42');
+  }, 60_000);
+
+  it('kubectl attach -i: stdin reaches the running process and its output comes back', async () => {
+    expect(await observeAttach(kubectl, ns, pod)).toBe('got:ping');
+  }, 60_000);
+
+  it('kubectl port-forward: HTTP through the forwarded port', async () => {
+    expect(await observePortForward(kubectl, ns, pod)).toBe('hello from web\n');
+  }, 60_000);
+
+  it('kubectl cp: a file into the container and back out', async () => {
+    expect(await observeCp(kubectl, ns, pod)).toEqual({ into: true, out: 'hello from web\n' });
+  }, 60_000);
+
+  it('answers /pods and /stats/summary through the node proxy', async () => {
+    const summary = JSON.parse(await kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/stats/summary`)) as {
+      node?: { nodeName?: string };
+    };
+    expect(summary.node?.nodeName).toBe(kubelet.nodeName);
+    const pods = JSON.parse(await kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/pods`)) as {
+      kind: string;
+      items: Array<{ metadata: { name: string } }> | null;
+    };
+    expect(pods.kind).toBe('PodList');
+    expect((pods.items ?? []).map((p) => p.metadata.name)).toContain('shell');
+  });
+
+  it('/run through the node proxy gives the output, a failing command its exit, a plain GET of /exec a 500', async () => {
+    const seen = await observeRun(kubectl, kubelet.nodeName, ns, pod);
+    expect(seen.output).toBe('from run\n');
+    expect(seen.failing).toMatch(/command 'false' exited with 1/);
+    expect(seen.notUpgraded).toMatch(/Upgrade request required|InternalError/);
+  }, 60_000);
+});
+
+describe('/configz, /runningpods/ and /logs/ through the node proxy', () => {
+  const raw = (p: string): Promise<string> => kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy${p}`);
+
+  it('/configz gives the configuration in effect', async () => {
+    const { kubeletconfig } = JSON.parse(await raw('/configz')) as { kubeletconfig: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(kubeletconfig['port']).toBe(port);
+    expect(kubeletconfig['authentication']?.anonymous?.enabled).toBe(false);
+    expect(kubeletconfig['authorization']?.mode).toBe('Webhook');
+    expect(kubeletconfig['kind']).toBeUndefined();
+  });
+
+  it('/runningpods/ lists what the runtime runs', async () => {
+    const list = JSON.parse(await raw('/runningpods/')) as {
+      kind: string;
+      items: Array<{ metadata: { name: string; namespace: string }; spec: { containers: Array<{ name: string }> } }> | null;
+    };
+    expect(list.kind).toBe('PodList');
+    const shell = (list.items ?? []).find((p) => p.metadata.name === 'shell' && p.metadata.namespace === ns);
+    expect(shell?.spec.containers.map((c) => c.name).sort()).toEqual(['echoer', 'twice', 'web']);
+  });
+
+  it('/logs/ serves the files of /var/log, and nothing outside it', async () => {
+    const name = `kubelet-ts-it-${randomBytes(4).toString('hex')}.log`;
+    await fs.writeFile(`/var/log/${name}`, 'a node log line\n');
+    try {
+      expect(await raw(`/logs/${name}`)).toBe('a node log line\n');
+      expect(await raw('/logs/')).toContain(`<a href="${name}">${name}</a>`);
+      const escaped = await kubectl.run(['get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/logs/..%2f..%2fetc%2fpasswd`]);
+      expect(escaped.code).not.toBe(0);
+      expect(escaped.stdout).not.toContain('root:');
+    } finally {
+      await fs.rm(`/var/log/${name}`, { force: true });
+    }
+  });
+});
+
+describe('hostile input on the kubelet port', () => {
+  let admin: { cert: string; key: string };
+  let expired: { cert: string; key: string };
+  let stranger: { cert: string; key: string };
+
+  beforeAll(async () => {
+    const clusterCa = createTestCa({
+      existing: { certificatePem: await fs.readFile(cp.caFile, 'utf8'), keyPem: await fs.readFile(cp.caKeyFile, 'utf8') },
+    });
+    const keyPair = (): { publicKey: KeyObject; keyPem: string } => {
+      const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+      return { publicKey, keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    };
+    const hour = 3600_000;
+    const now = Date.now();
+    const issue = (ca: TestCa, notBefore: number, notAfter: number): { cert: string; key: string } => {
+      const k = keyPair();
+      const subject = { commonName: 'kts-it-admin', organization: ['system:masters'] };
+      return { cert: ca.issue({ subject, publicKey: k.publicKey, notBefore, notAfter }), key: k.keyPem };
+    };
+    admin = issue(clusterCa, now - hour, now + hour);
+    expired = issue(clusterCa, now - 3 * hour, now - hour);
+    stranger = issue(createTestCa(), now - hour, now + hour);
+  });
+
+  const get = (p: string, options: https.RequestOptions = {}) =>
+    httpsGet({ host: cp.nodeIp, port, path: p, rejectUnauthorized: false, ...options });
+  const stillServing = async (): Promise<void> => {
+    expect(await get('/healthz', { cert: admin.cert, key: admin.key })).toEqual({ status: 200, body: 'ok' });
+  };
+
+  it('takes a client certificate of the cluster CA, refuses an expired one and one of another CA (401)', async () => {
+    expect((await get('/pods', { cert: admin.cert, key: admin.key })).status).toBe(200);
+    expect(await get('/pods', { cert: expired.cert, key: expired.key })).toEqual({ status: 401, body: 'Unauthorized' });
+    expect(await get('/pods', { cert: stranger.cert, key: stranger.key })).toEqual({ status: 401, body: 'Unauthorized' });
+    await stillServing();
+  });
+
+  it('refuses bad tokens, including a huge one, with 401', async () => {
+    for (const token of ['', 'x', 'a.b.c', 'ey'.repeat(200_000)]) {
+      const answer = await get('/pods', { headers: { authorization: `Bearer ${token}` } });
+      expect([token.length, answer.status]).toEqual([token.length, token.length > 400_000 ? 431 : 401]);
+    }
+    await stillServing();
+  });
+
+  it('closes connections that do not speak TLS, and headers over 1 MiB get 431', async () => {
+    const plain = await new Promise<string>((resolve) => {
+      const socket = netConnect(port, cp.nodeIp, () => socket.write('GET /pods HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let data = '';
+      socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+      socket.on('close', () => resolve(data));
+      socket.on('error', () => undefined);
+    });
+    expect(plain).not.toContain('"PodList"');
+    const big = await get('/pods', { cert: admin.cert, key: admin.key, headers: { 'x-filler': 'f'.repeat(1_100_000) } });
+    expect(big.status).toBe(431);
+    await stillServing();
+  });
+
+  it('keeps serving while slow clients trickle their headers', async () => {
+    const slow = Array.from({ length: 20 }, () =>
+      tlsConnect({ host: cp.nodeIp, port, rejectUnauthorized: false }, function (this: TLSSocket) {
+        this.write('GET /pods HTTP/1.1\r\nHost: x\r\n');
+      }),
+    );
+    const drip = setInterval(() => slow.forEach((s) => s.write('X-Slow: 1\r\n')), 200);
+    try {
+      for (let i = 0; i < 5; i++) await stillServing();
+    } finally {
+      clearInterval(drip);
+      slow.forEach((s) => s.destroy());
+    }
+  });
+
+  it('does not let paths escape: traversal in /containerLogs and /logs/', async () => {
+    const auth = { cert: admin.cert, key: admin.key };
+    for (const p of [
+      '/containerLogs/..%2f..%2f..%2fetc/passwd/x',
+      `/containerLogs/${ns}/shell/..%2f..%2f..%2f..%2fetc%2fpasswd`,
+      '/logs/..%2f..%2fetc%2fpasswd',
+      '/logs/%2e%2e/%2e%2e/etc/passwd',
+      '/logs/../../etc/passwd',
+    ]) {
+      const answer = await get(p, auth);
+      expect([p, answer.status >= 400, answer.body.includes('root:')]).toEqual([p, true, false]);
+    }
+    await stillServing();
+  });
 });

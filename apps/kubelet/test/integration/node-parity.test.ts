@@ -2,9 +2,12 @@
  * kubelet-ts beside the upstream kubelet on the same machine, runtime and control plane (both
  * through TLS bootstrap, with the same eviction thresholds and ports):
  * - the Node each registers, compared field by field; only what must differ is masked: names, IDs,
- *   addresses, times, the kubelet version.
- * (The service-environment comparison failed once in CI — our pod ended ContainerStatusUnknown,
- * exit 137 — and is out until that is understood; see the session-10 note.)
+ *   addresses, times, the kubelet version;
+ * - the same pods on each, one kubelet at a time: the service environment variables they get, and
+ *   what kubectl logs, exec (-it), attach, port-forward, cp and the node proxy's /run show.
+ * Pods run on one kubelet at a time because both use the one containerd, and a kubelet kills every
+ * pod of its runtime that it does not own (upstream housekeeping): the upstream kubelet killed
+ * kubelet-ts's pods within seconds when both ran pods at once (exit 137, ContainerStatusUnknown).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -13,9 +16,19 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { createKubelet, eventually } from './harness.js';
+import { BUSYBOX, createKubelet, eventually } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
+import {
+  observeAttach,
+  observeCp,
+  observeExec,
+  observeLogs,
+  observePortForward,
+  observeRun,
+  observeTty,
+  startScenarioPod,
+} from './kubectl-scenarios.js';
 
 const cp = controlPlaneEnv();
 const kubectl = kubectlFor(cp);
@@ -128,5 +141,143 @@ describe('the Node of kubelet-ts and of the upstream kubelet on the same machine
     ]);
     expect(a && b).toBeTruthy();
     expect(comparable(a2, { name: ours.nodeName, ip: cp.nodeIp })).toEqual(comparable(b2, { name: upstreamName, ip: cp.upstreamNodeIp }));
+  });
+});
+
+type PodObj = { status?: { phase?: string; containerStatuses?: Array<{ state?: { terminated?: { message?: string } } }> } };
+
+/** The environment a pod's container saw, as it wrote it to its termination message (`env`), by name. */
+async function environmentOn(nodeName: string, podName: string, enableServiceLinks: boolean): Promise<Record<string, string>> {
+  await kubectl.apply({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: podName, namespace: ns },
+    spec: {
+      nodeName,
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks,
+      containers: [{ name: 'c', image: BUSYBOX(), command: ['sh', '-c', 'env > /dev/termination-log'] }],
+    },
+  });
+  const done = await eventually(
+    `pod ${podName} Succeeded on ${nodeName}`,
+    async () => {
+      const p = await kubectl.get<PodObj>('pod', '-n', ns, podName);
+      if (p?.status?.phase === 'Failed') throw new Error(`pod ${podName} failed: ${JSON.stringify(p.status)}`);
+      return p?.status?.phase === 'Succeeded' ? p : undefined;
+    },
+    90_000,
+    500,
+  );
+  const message = done.status?.containerStatuses?.[0]?.state?.terminated?.message ?? '';
+  const env: Record<string, string> = {};
+  for (const line of message.split('\n').sort()) {
+    const eq = line.indexOf('=');
+    // HOSTNAME is the pod's own name; PWD, SHLVL and the like come from the shell, the same on both.
+    if (eq > 0 && line.slice(0, eq) !== 'HOSTNAME') env[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return env;
+}
+
+/** Everything the comparison looks at, seen on one node. */
+async function observeNode(nodeName: string) {
+  const links = await environmentOn(nodeName, 'env-links', true);
+  const noLinks = await environmentOn(nodeName, 'env-nolinks', false);
+  await startScenarioPod(kubectl, 'shell', ns, nodeName);
+  const seen = {
+    env: { links, noLinks },
+    logs: await observeLogs(kubectl, nodeName, ns, 'shell'),
+    exec: await observeExec(kubectl, nodeName, ns, 'shell'),
+    tty: await observeTty(kubectl, ns, 'shell'),
+    attach: await observeAttach(kubectl, ns, 'shell'),
+    portForward: await observePortForward(kubectl, ns, 'shell'),
+    cp: await observeCp(kubectl, ns, 'shell'),
+    run: await observeRun(kubectl, nodeName, ns, 'shell'),
+  };
+  // The pods go while their kubelet still runs, so that it stops them.
+  await kubectl('delete', 'pod', '--all', '-n', ns, '--wait=true', '--timeout=90s');
+  // Error texts name the node (`post nodes <name>`): the one difference that must be.
+  return JSON.parse(JSON.stringify(seen).replaceAll(nodeName, '<node>')) as typeof seen;
+}
+
+type Seen = Awaited<ReturnType<typeof observeNode>>;
+let onUpstream: Seen | undefined;
+let onOurs: Seen | undefined;
+
+async function nodeReady(name: string): Promise<void> {
+  await eventually(
+    `node ${name} Ready`,
+    async () => conditionOf((await kubectl.get('node', name)) as never, 'Ready') === 'True',
+    120_000,
+    500,
+  );
+}
+
+describe('the same pods on kubelet-ts and on the upstream kubelet, one at a time', () => {
+  beforeAll(async () => {
+    expect(ours?.running() && upstreamName !== '').toBe(true);
+    await kubectl('create', 'namespace', ns);
+    const service = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: ns },
+      spec: { selector: { app: name }, ...spec },
+    });
+    await kubectl.apply({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        service('web-front', {
+          ports: [
+            { name: 'http', port: 80, targetPort: 8080 },
+            { name: 'admin', port: 9000 },
+          ],
+        }),
+        service('dns-like', {
+          ports: [
+            { name: 'dns', port: 53, protocol: 'UDP' },
+            { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+          ],
+        }),
+        service('plain', { ports: [{ port: 7000 }] }),
+        service('headless', { clusterIP: 'None', ports: [{ port: 80 }] }),
+      ],
+    });
+    await ours.stop();
+    onUpstream = await observeNode(upstreamName);
+    const exited = new Promise((r) => upstream?.once('exit', r));
+    upstream?.stdin?.end();
+    await exited;
+    await ours.start();
+    await nodeReady(ours.nodeName);
+    onOurs = await observeNode(ours.nodeName);
+  }, 600_000);
+
+  it('gives the same service environment variables, with and without enableServiceLinks', () => {
+    expect(onOurs?.env).toEqual(onUpstream?.env);
+    expect(onOurs?.env.links['KUBERNETES_SERVICE_HOST']).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(onOurs?.env.links['WEB_FRONT_SERVICE_PORT_HTTP']).toBe('80');
+    expect(onOurs?.env.noLinks['WEB_FRONT_SERVICE_PORT_HTTP']).toBeUndefined();
+    expect(onOurs?.env.links['HEADLESS_SERVICE_HOST']).toBeUndefined();
+  });
+
+  it('shows the same kubectl logs (--tail, --timestamps, --limit-bytes, --since, --previous)', () => {
+    expect(onOurs?.logs).toEqual(onUpstream?.logs);
+    expect(onOurs?.logs.previous).toBe('first run\n');
+  });
+
+  it('answers kubectl exec, exec -it and attach alike', () => {
+    expect(onOurs?.exec).toEqual(onUpstream?.exec);
+    expect(onOurs?.tty).toBe(onUpstream?.tty);
+    expect(onOurs?.attach).toBe(onUpstream?.attach);
+    expect(onOurs?.exec.stdin.stdout).toBe('HELLO STDIN\n');
+  });
+
+  it('forwards ports, copies files and runs /run alike', () => {
+    expect(onOurs?.portForward).toBe(onUpstream?.portForward);
+    expect(onOurs?.cp).toEqual(onUpstream?.cp);
+    expect(onOurs?.run).toEqual(onUpstream?.run);
+    expect(onOurs?.cp).toEqual({ into: true, out: 'hello from web\n' });
   });
 });
