@@ -44,8 +44,8 @@ const FLOORS = [
       'volume-manager',
     ],
   },
-  // Eviction reads the stats Summary types (docs/architecture.md: "reads stats").
-  { name: 'stats-readers', packages: ['eviction-manager'] },
+  // Eviction and metrics read the stats Summary types (docs/architecture.md: "reads stats").
+  { name: 'stats-readers', packages: ['eviction-manager', 'metrics'] },
   { name: 'pod-lifecycle', packages: ['pod-lifecycle'] },
 ];
 
@@ -117,6 +117,13 @@ module.exports = {
       comment: 'Nothing imports an app: apps/ wire the packages, never the other way round.',
       from: { path: '^(?:packages|apps)/([^/]+)/' },
       to: { path: [viaName(oneOf(appNames)), '^apps/'], pathNot: ['^apps/$1/', viaName('$1')] },
+    },
+    {
+      name: 'prom-client-only-in-metrics',
+      severity: 'error',
+      comment: "Only @kubelet-ts/metrics imports prom-client; every other package records through common's Metrics.",
+      from: { path: '^(?:packages|apps)/', pathNot: '^packages/metrics/' },
+      to: { path: '^node_modules/prom-client/' },
     },
     {
       name: 'only-public-entry-points',

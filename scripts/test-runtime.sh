@@ -54,7 +54,7 @@ HTTP_IMAGE=localhost/kubelet-ts/http-echo:test
 IMAGE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 APT_PACKAGES=(containerd runc containernetworking-plugins docker-registry skopeo busybox-static
-  gcc libc6-dev libcrypt-dev iproute2 iptables util-linux)
+  gcc libc6-dev libcrypt-dev iproute2 iptables util-linux prometheus)
 # Links to /bin/busybox in the busybox and http-echo images (like `busybox --install -s /bin`).
 BUSYBOX_APPLETS=(sh sleep cat echo ls nc httpd touch rm mkdir test true false date env id ps kill
   wget tail head seq dd grep mount df hostname printf
@@ -196,7 +196,8 @@ ensure_packages() {
   log "installing with apt: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   # docker-registry and containerd ship init scripts; a registry started by the
-  # package on :5000 would take our port. Keep apt from starting services.
+  # package on :5000 would take our port, prometheus its :9090 (promtool is what the metrics tests
+  # use). Keep apt from starting services.
   local policy=/usr/sbin/policy-rc.d added_policy=0
   if [[ ! -e $policy ]]; then
     printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 0755 "$policy" && added_policy=1
@@ -209,7 +210,7 @@ ensure_packages() {
 
 require_tools() {
   local tool
-  for tool in node containerd ctr runc docker-registry skopeo gcc tar flock ip iptables; do
+  for tool in node containerd ctr runc docker-registry skopeo gcc tar flock ip iptables promtool; do
     command -v "$tool" >/dev/null || die "$tool not found in PATH"
   done
   [[ -x /usr/lib/cni/bridge && -x /usr/lib/cni/host-local && -x /usr/lib/cni/portmap ]] ||

@@ -139,6 +139,22 @@ describe('buildKubelet, in-process with fakes', () => {
       expect(await readFile(join(root, 'root', 'pods', 'uid-web', 'volumes', 'kubernetes.io~downward-api', 'info', 'cpu_m'), 'utf8')).toBe(
         '4000',
       );
+      // The metrics endpoints of the read-only port, as upstream serves them there too.
+      const metrics = await eventually('kubelet_running_pods 1 on /metrics', async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return text.includes('\nkubelet_running_pods 1\n') ? text : undefined;
+      });
+      expect(metrics).toContain('kubelet_node_name{node="node-a"} 1');
+      expect(metrics).toContain('kubelet_runtime_operations_total{operation_type="create_container"} 1');
+      expect(metrics).toMatch(/\nprocess_resident_memory_bytes \d+\n/);
+      expect(metrics).toMatch(/\nkubelet_pod_start_duration_seconds_count 1\n/);
+      for (const path of ['/metrics/resource', '/metrics/cadvisor', '/metrics/probes']) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 200, 'text/plain; version=0.0.4; charset=utf-8']);
+        await res.text();
+      }
+      const cadvisor = await (await fetch(`http://127.0.0.1:${port}/metrics/cadvisor`)).text();
+      expect(cadvisor).toMatch(/\nmachine_cpu_cores \d+\n/);
 
       // kubectl debug --target=app: the source's update adds an ephemeral container; it starts in app's PID
       // namespace and shows in ephemeralContainerStatuses, the pod still Running and Ready on app alone.

@@ -8,7 +8,7 @@ import { EventReason } from '@kubelet-ts/api';
 import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager';
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
-import { EventType, nodeReference, noopEventRecorder, noopMetrics, systemClock } from '@kubelet-ts/common';
+import { EventType, nodeReference, noopEventRecorder, systemClock } from '@kubelet-ts/common';
 import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
@@ -42,6 +42,8 @@ import { createKubeletPluginManager } from './internal/plugins.js';
 import { createPullCredentials } from './internal/pull-credentials.js';
 import { runtimeStatusRunnable, waitForRuntime } from './internal/runtime-ready.js';
 import type { ApiMode, ApiModeRunnables } from './internal/api/api-mode.js';
+import { addSummaryCollectors, clientCertificateTtlCollector, createKubeletMetrics, instrumentCri } from './internal/metrics-routes.js';
+import type { KubeletMetrics } from './internal/metrics-routes.js';
 import { createKubeletServers } from './internal/servers.js';
 import { streamingSource } from './internal/streaming.js';
 import type { KubeletServers } from './internal/servers.js';
@@ -121,6 +123,8 @@ interface Context {
   logger: Logger;
   recorder: EventRecorder;
   metrics: Metrics;
+  /** The registries behind /metrics, /metrics/cadvisor, /metrics/resource and /metrics/probes. */
+  registries: KubeletMetrics;
   /** The runtime's readiness as the Ready condition reports it (upstream runtimeState). */
   runtimeState: RuntimeState;
   /** API-server mode; undefined standalone. */
@@ -141,14 +145,17 @@ interface NodeAgents {
 
 async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise<NodeAgents> {
   const { config, flags, clock, logger } = ctx;
-  const cri =
+  // Every CRI call counted and timed (upstream's instrumented services).
+  const cri = instrumentCri(
     deps.cri ??
-    createCriClient({
-      endpoint: config.containerRuntimeEndpoint,
-      ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
-      timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
-      logger: logger.child({ component: 'cri' }),
-    });
+      createCriClient({
+        endpoint: config.containerRuntimeEndpoint,
+        ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
+        timeouts: { defaultMs: durationMs(config.runtimeRequestTimeout) },
+        logger: logger.child({ component: 'cri' }),
+      }),
+    { metrics: ctx.metrics, clock },
+  );
   // Cgroups (cgroup-manager): the QoS hierarchy under cgroupRoot, node allocatable on kubepods, pod cgroups.
   // A hierarchy that cannot be created is logged; pods then fail to sync with that reason and start is retried.
   const containerManager = createContainerManager({
@@ -214,6 +221,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     exec: createCriExecFn(cri.runtime),
     userAgentVersion: KUBELET_VERSION.replace(/^v(\d+\.\d+).*$/, '$1'),
     recorder: ctx.recorder,
+    // Their own registry, served on /metrics/probes (upstream's ProberResults and ProberDuration).
+    metrics: ctx.registries.probes,
     clock,
     logger: logger.child({ component: 'prober' }),
   });
@@ -312,6 +321,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     podInfraContainerImage: flags.podInfraContainerImage,
     clock,
     logger: logger.child({ component: 'image-gc' }),
+    metrics: ctx.metrics,
   });
   // Container logs (container-logs): rotation by containerLogMaxSize/MaxFiles/MaxWorkers/MonitorInterval; a bad value stops start-up, as upstream.
   const containerLogs = createKubeletContainerLogManager({
@@ -348,6 +358,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     monitoringIntervalMs: evictionMonitoringIntervalMs(config),
     clock,
     logger: logger.child({ component: 'eviction' }),
+    metrics: ctx.metrics,
   });
   lifecycle.addPodAdmitHandler(evictionAdmitHandler(eviction));
   // Node status (node-status): the v1 Node from the node IPs, cgroup-manager's allocatable, CRI and eviction's conditions.
@@ -404,11 +415,20 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
           runningPods: () => agents.runtime.getPods(false),
           nodeLogDir: NODE_LOG_DIR,
         };
+  // /metrics/resource and /metrics/cadvisor are computed from the Summary when scraped.
+  addSummaryCollectors(ctx.registries, {
+    stats,
+    getPods: () => lifecycle.getPods(),
+    podCgroup: (pod) => containerManager.getPodCgroupParent(pod),
+    clock,
+    logger: logger.child({ component: 'metrics' }),
+  });
   const servers = createKubeletServers({
     config,
     lifecycle,
     stats,
     nodeStatus,
+    metrics: ctx.registries,
     ...(authenticated !== undefined ? { authenticated } : {}),
     logger,
   });
@@ -434,7 +454,9 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
 export async function buildKubelet(options: KubeletOptions, deps: KubeletDependencies): Promise<Kubelet> {
   const node = deps.node ?? resolveNode(options.flags);
   const clock = deps.clock ?? systemClock;
-  const metrics = deps.metrics ?? noopMetrics;
+  // Upstream's registries; a caller's own Metrics (tests) takes the place of /metrics' registry.
+  const registries = createKubeletMetrics({ nodeName: node.nodeName, version: KUBELET_VERSION });
+  const metrics = deps.metrics ?? registries.metrics;
   const { flags } = options;
   // API mode is loaded only when asked for: standalone never loads the API client and its friends.
   const api = isApiMode(flags)
@@ -451,6 +473,8 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
         signal: deps.signal ?? new AbortController().signal,
       })
     : undefined;
+  if (api?.clientCertificateNotAfter !== undefined)
+    registries.metrics.register(clientCertificateTtlCollector(api.clientCertificateNotAfter, clock));
   const ctx: Context = {
     config: options.config,
     flags,
@@ -460,6 +484,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     logger: deps.logger,
     recorder: deps.recorder ?? api?.recorder ?? noopEventRecorder,
     metrics,
+    registries,
     runtimeState: createRuntimeState({ clock }),
     api,
   };

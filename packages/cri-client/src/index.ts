@@ -7,6 +7,8 @@ export type { ContainerdCriConfig } from './containerd-info.js';
 export { createCriClient, DEFAULT_CRI_TIMEOUTS, DEFAULT_MAX_MESSAGE_BYTES, KUBE_RUNTIME_API_VERSION } from './client.js';
 export type { CriClient, CriClientOptions, CriTimeouts } from './client.js';
 export { IMAGE_SERVICE_METHODS, RUNTIME_SERVICE_METHODS, STREAMING_METHODS } from './services.js';
+export { criOperationType, instrumentImageService, instrumentRuntimeService, RUNTIME_OPERATIONS_DURATION_BUCKETS } from './instrumented.js';
+export type { InstrumentOptions } from './instrumented.js';
 export type {
   CallOptions,
   ContainerManager,

@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
-import { FakeClock, RecordingLogger, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
 import { FakeSummaryProvider, newPodStats, newSummary } from '@kubelet-ts/stats/testing';
 import type { NewPodStatsOptions, NewSummaryOptions } from '@kubelet-ts/stats/testing';
 import { createEvictionManager } from './manager.js';
@@ -153,7 +153,8 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
       pod('besteffort'),
       pod('big', { memRequest: '10Mi' }),
     ];
-    const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, pods);
+    const metrics = new RecordingMetrics();
+    const s = setup({ evictionHard: { 'memory.available': '100Mi' } }, pods, { metrics });
     const podStats = [
       stats('guaranteed-ish', { memoryWorkingSetBytes: 500 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 500 * Mi }] }),
       stats('low-prio', { memoryWorkingSetBytes: 5 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 5 * Mi }] }),
@@ -165,6 +166,7 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
     // big exceeds by 290Mi, besteffort by 20Mi; low-prio and guaranteed-ish are within requests.
     expect(evicted.map((p) => p.metadata.name)).toEqual(['big']);
     expect(s.killed).toHaveLength(1);
+    expect(metrics.samples('kubelet_evictions').map((x) => [x.labels, x.value])).toEqual([[{ eviction_signal: 'memory.available' }, 1]]);
     expect(s.killed[0]?.request).toEqual({
       gracePeriodSeconds: 1,
       reason: 'Evicted',
@@ -451,7 +453,8 @@ describe('local storage limits', () => {
       uid: 'uid-fine',
       containers: [{ name: 'app', resources: { limits: { 'ephemeral-storage': '1Gi' } } }],
     });
-    const s = setup({}, [withEmptyDir, withLimit, podLimit, fine]);
+    const metrics = new RecordingMetrics();
+    const s = setup({}, [withEmptyDir, withLimit, podLimit, fine], { metrics });
     s.set({
       pods: [
         stats('ed', { volumes: [{ name: 'scratch', usedBytes: 2 * Mi }] }),
@@ -468,6 +471,12 @@ describe('local storage limits', () => {
     });
     const evicted = await s.manager.synchronize();
     expect(evicted.map((p) => p.metadata.name)).toEqual(['ed', 'cl', 'pl']);
+    // Upstream's local-storage signals (pl's containers are each within their limits: the pod's sum is not).
+    expect(metrics.samples('kubelet_evictions').map((x) => [x.labels, x.value])).toEqual([
+      [{ eviction_signal: 'emptydirfs.limit' }, 1],
+      [{ eviction_signal: 'ephemeralcontainerfs.limit' }, 1],
+      [{ eviction_signal: 'ephemeralpodfs.limit' }, 1],
+    ]);
     expect(s.killed.map((k) => [k.request.message, k.request.gracePeriodSeconds])).toEqual([
       ['Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ', 0],
       ['Container app exceeded its local ephemeral storage limit "10Mi". ', 0],

@@ -1,5 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import type { PodAdmitResult } from './admission.js';
 import type { PressureConditionType } from './constants.js';
@@ -56,6 +56,8 @@ export interface EvictionManagerOptions {
   podCleanupTimeoutMs?: number;
   clock?: Clock;
   logger?: Logger;
+  /** Where `kubelet_evictions{eviction_signal}` is counted (upstream's name and label). Default: nowhere. */
+  metrics?: Metrics;
 }
 
 export type ConditionChangeListener = (conditions: readonly PressureConditionType[]) => void;

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FakeClock, RecordingLogger, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { StatusResponse } from '@kubelet-ts/cri-client';
 import { createFakeCriClient } from '@kubelet-ts/cri-client/testing';
 import type { FakeCriClient } from '@kubelet-ts/cri-client/testing';
@@ -76,7 +76,8 @@ async function useInTurn(t: ReturnType<typeof setup>, refs: string[]): Promise<v
 
 describe('createImageGC: garbageCollect', () => {
   it('over the high threshold, frees down to the low threshold least recently used first, keeping in-use, sandbox and pinned images', async () => {
-    const t = setup();
+    const metrics = new RecordingMetrics();
+    const t = setup({ metrics });
     await t.gc.detectImages(); // everything first detected now
     // a used first, then c, then b; f never used (oldest: lastUsed 0)
     await useInTurn(t, ['registry.test/a:1', 'registry.test/c:1', 'registry.test/b:1']);
@@ -94,6 +95,7 @@ describe('createImageGC: garbageCollect', () => {
     expect(result.freedBytes).toBe(12 * MB);
     expect(result.removed.map((r) => r.id)).toEqual([id('f'), id('a')]);
     expect(result.removed.every((r) => r.reason === 'space')).toBe(true);
+    expect(metrics.value('kubelet_image_garbage_collected_total', { reason: 'space' })).toBe(2);
     expect(t.removedOrder()).toEqual([id('f'), id('a')]);
     expect(t.present()).toEqual(['b', 'c', 'd', 'e', 'pause', 'pinned']);
     expect(t.statfsCalls).toEqual(['/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs']);
@@ -135,7 +137,8 @@ describe('createImageGC: garbageCollect', () => {
   });
 
   it('imageMaximumGCAge removes images unused for longer, whatever the usage, once that long has passed since GC began', async () => {
-    const t = setup({ policy: { maxAgeMs: 10 * MINUTE } });
+    const metrics = new RecordingMetrics();
+    const t = setup({ policy: { maxAgeMs: 10 * MINUTE }, metrics });
     t.disk.availableBytes = 50 * MB; // 50 %: no space pressure
     const c = await t.useImage('registry.test/b:1');
     await t.gc.detectImages();
@@ -148,6 +151,7 @@ describe('createImageGC: garbageCollect', () => {
     // never-used a, c, d, e, f are past maxAge; b was used 11 min ago, also past it
     expect(result.removed.map((r) => [r.id, r.reason])).toEqual(['a', 'c', 'd', 'e', 'f', 'b'].map((x) => [id(x), 'age']));
     expect(result.bytesToFree).toBe(0);
+    expect(metrics.samples('kubelet_image_garbage_collected_total').map((x) => [x.labels, x.value])).toEqual([[{ reason: 'age' }, 6]]);
     expect(t.present()).toEqual(['pause', 'pinned']);
   });
 

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { ImageGCPolicy } from './policy.js';
 
@@ -37,6 +37,8 @@ export interface ImageGCOptions {
   statfs?: StatFsFn;
   clock?: Clock;
   logger?: Logger;
+  /** Where `kubelet_image_garbage_collected_total{reason}` (`age`, `space`) is counted. Default: nowhere. */
+  metrics?: Metrics;
 }
 
 /** What image GC knows about one image (upstream imageRecord). */

@@ -803,18 +803,24 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
       runtime.addSandbox(orphan);
       runtime.addContainer(orphan, 'app');
     });
-    const pod = makePod({ name: 'web', annotations: { 'kubernetes.io/config.source': 'file' } });
+    const seen = new Date(h.clock.now()).toISOString();
+    const pod = makePod({ name: 'web', annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.seen': seen } });
     h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
     h.lifecycle.setSourcesReady();
     await h.clock.advance(3_000);
     expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(1);
-    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation: 'create' }).length).toBeGreaterThanOrEqual(1);
+    // Once, when a sync first finds the pod running; upstream's buckets.
+    expect(metrics.observations('kubelet_pod_start_duration_seconds')).toHaveLength(1);
+    expect(metrics.observations('kubelet_pod_start_duration_seconds')[0]).toBeLessThanOrEqual(3);
+    expect(metrics.buckets('kubelet_pod_start_duration_seconds')?.slice(0, 4)).toEqual([0.5, 1, 2, 3]);
+    expect(metrics.value('kubelet_running_pods')).toBeGreaterThanOrEqual(1);
+    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation_type: 'create' }).length).toBeGreaterThanOrEqual(1);
     expect(metrics.observations('kubelet_pleg_relist_duration_seconds').length).toBeGreaterThanOrEqual(2);
     expect(metrics.observations('kubelet_pleg_relist_interval_seconds')[0]).toBe(1);
     expect(metrics.value('kubelet_orphaned_runtime_pods_total')).toBeGreaterThanOrEqual(1);
     h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
     await h.clock.advance(3_000);
     expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(0);
-    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation: 'kill' }).length).toBeGreaterThanOrEqual(1);
+    expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation_type: 'kill' }).length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,4 +1,4 @@
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import { createPodStatusCache } from './pod-cache.js';
 import { createGenericPleg } from './pleg.js';
@@ -17,6 +17,31 @@ function setup() {
 }
 
 describe('generic PLEG', () => {
+  it('sets kubelet_running_pods and kubelet_running_containers by state at each relist (upstream updateRunningPodAndContainerMetrics)', async () => {
+    const clock = new FakeClock();
+    const runtime = new FakeContainerRuntime({ clock });
+    const metrics = new RecordingMetrics();
+    const pleg = createGenericPleg({ runtime, cache: createPodStatusCache(), clock, metrics });
+    const a = { uid: 'a', name: 'a', namespace: 'default' };
+    const b = { uid: 'b', name: 'b', namespace: 'default' };
+    runtime.addSandbox(a);
+    const app = runtime.addContainer(a, 'app');
+    runtime.addContainer(a, 'sidecar');
+    runtime.addSandbox(b, { state: 'notready' });
+    await pleg.relist();
+    expect(metrics.value('kubelet_running_pods')).toBe(1);
+    expect(metrics.value('kubelet_running_containers', { container_state: 'running' })).toBe(2);
+    runtime.exitContainer(app.id, 0);
+    await pleg.relist();
+    expect(metrics.value('kubelet_running_containers', { container_state: 'running' })).toBe(1);
+    expect(metrics.value('kubelet_running_containers', { container_state: 'exited' })).toBe(1);
+    runtime.removePod('a');
+    await pleg.relist();
+    expect(metrics.value('kubelet_running_pods')).toBe(0);
+    expect(metrics.value('kubelet_running_containers', { container_state: 'running' })).toBe(0);
+    expect(metrics.value('kubelet_running_containers', { container_state: 'exited' })).toBe(0);
+  });
+
   it('reports started sandboxes and containers and fills the cache', async () => {
     const { runtime, cache, pleg, events, ref } = setup();
     const sandbox = runtime.addSandbox(ref);

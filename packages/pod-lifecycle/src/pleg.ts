@@ -182,6 +182,26 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     name: 'kubelet_pleg_relist_interval_seconds',
     help: 'Interval in seconds between relisting in PLEG.',
   });
+  // Upstream updateRunningPodAndContainerMetrics, at every relist.
+  const runningPods = metrics.gauge({ name: 'kubelet_running_pods', help: 'Number of pods that have a running pod sandbox' });
+  const runningContainers = metrics.gauge<'container_state'>({
+    name: 'kubelet_running_containers',
+    help: 'Number of containers currently running',
+    labelNames: ['container_state'],
+  });
+  const seenContainerStates = new Set<string>();
+  const updateRunningMetrics = (pods: readonly RunningPod[]): void => {
+    const byState = new Map<string, number>();
+    let running = 0;
+    for (const pod of pods) {
+      for (const c of pod.containers) byState.set(c.state, (byState.get(c.state) ?? 0) + 1);
+      if (pod.sandboxes.some((s) => s.state === 'ready')) running++;
+    }
+    // A state that no container is in any more reads 0 (upstream keeps its last count).
+    for (const state of byState.keys()) seenContainerStates.add(state);
+    for (const state of seenContainerStates) runningContainers.set({ container_state: state }, byState.get(state) ?? 0);
+    runningPods.set(running);
+  };
   let lastRelistStart: number | undefined;
 
   const emit = (event: PodLifecycleEvent): void => {
@@ -214,6 +234,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
       return;
     }
     relistTime = timestamp;
+    updateRunningMetrics(pods);
 
     const eventsByPod = diffRelist(records, pods);
 

@@ -1,3 +1,5 @@
+import type { Counter, Histogram, Metrics } from '@kubelet-ts/common';
+
 /** Upstream metric labels of prober_probe_total. */
 export interface ProbeTotalLabels {
   probe_type: 'Liveness' | 'Readiness' | 'Startup';
@@ -46,13 +48,37 @@ export interface ProberMetrics {
 /** Prometheus' default buckets, as upstream's histogram. */
 export const DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Counters keyed by their label set. Internal to the manager; `snapshot` copies. */
+/** Upstream prober_manager.go's metric names. */
+export const PROBER_PROBE_TOTAL = 'prober_probe_total';
+export const PROBER_PROBE_DURATION_SECONDS = 'prober_probe_duration_seconds';
+
+/**
+ * Counters keyed by their label set, also recorded through common's `Metrics` (upstream's ProberResults and
+ * ProberDuration). Internal to the manager; `snapshot` copies.
+ */
 export class MetricsRegistry {
   readonly #totals = new Map<string, CounterSample<ProbeTotalLabels>>();
   readonly #durations = new Map<string, HistogramSample<ProbeDurationLabels>>();
+  readonly #probeTotal: Counter<keyof ProbeTotalLabels>;
+  readonly #probeDuration: Histogram<keyof ProbeDurationLabels>;
   missedRuns = 0;
 
+  constructor(metrics: Metrics) {
+    this.#probeTotal = metrics.counter<keyof ProbeTotalLabels>({
+      name: PROBER_PROBE_TOTAL,
+      help: '[BETA] Cumulative number of a liveness, readiness or startup probe for a container by result.',
+      labelNames: ['probe_type', 'result', 'container', 'pod', 'namespace', 'pod_uid'],
+    });
+    this.#probeDuration = metrics.histogram<keyof ProbeDurationLabels>({
+      name: PROBER_PROBE_DURATION_SECONDS,
+      help: '[ALPHA] Duration in seconds for a probe response.',
+      labelNames: ['probe_type', 'container', 'pod', 'namespace'],
+      buckets: DURATION_BUCKETS,
+    });
+  }
+
   inc(labels: ProbeTotalLabels): void {
+    this.#probeTotal.inc(labels);
     const key = JSON.stringify(labels);
     const sample = this.#totals.get(key);
     if (sample === undefined) this.#totals.set(key, { labels, value: 1 });
@@ -60,6 +86,7 @@ export class MetricsRegistry {
   }
 
   observe(labels: ProbeDurationLabels, seconds: number): void {
+    this.#probeDuration.observe(labels, seconds);
     const key = JSON.stringify(labels);
     let sample = this.#durations.get(key);
     if (sample === undefined) {
@@ -75,6 +102,8 @@ export class MetricsRegistry {
 
   /** Drops every series of one container's probe (upstream deletes them when the worker stops). */
   forget(probeType: ProbeTotalLabels['probe_type'], podUID: string, container: string, pod: string, namespace: string): void {
+    this.#probeTotal.remove({ probe_type: probeType, pod_uid: podUID, container });
+    this.#probeDuration.remove({ probe_type: probeType, container, pod, namespace });
     for (const [key, s] of this.#totals) {
       if (s.labels.probe_type === probeType && s.labels.pod_uid === podUID && s.labels.container === container) this.#totals.delete(key);
     }

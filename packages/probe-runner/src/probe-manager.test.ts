@@ -1,6 +1,6 @@
 import type { Container, Pod, PodStatus, Probe } from '@kubelet-ts/api';
 import { newPod } from '@kubelet-ts/api/testing';
-import { FakeClock, RecordingEventRecorder, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { createProbeManager } from './probe-manager.js';
 import type { ProbeManager, ProbeManagerOptions } from './probe-manager.js';
 import { FakeExec } from './testing/fake-exec.js';
@@ -532,6 +532,29 @@ describe('probe manager: metrics', () => {
     expect(m.probeDuration[0]?.sum).toBeCloseTo(0.06, 5);
     // 20 ms falls in the 0.025 s bucket (cumulative).
     expect(m.probeDuration[0]?.counts.slice(0, 3)).toEqual([0, 0, 3]);
+  });
+  it('records prober_probe_total and prober_probe_duration_seconds through the Metrics seam, with upstream labels, until the pod goes', async () => {
+    const metrics = new RecordingMetrics();
+    const h = setup({ metrics });
+    const answers = [ok, bad()];
+    h.answer.liveness = async () => {
+      await h.clock.sleep(20);
+      return answers.shift() ?? ok;
+    };
+    h.manager.updatePodStatus(podWith({ livenessProbe: probe() }), runningStatus('c1'));
+    await h.clock.advance(10_100);
+    const base = { probe_type: 'Liveness', container: 'app', pod: 'web', namespace: 'default', pod_uid: 'uid-web' };
+    expect(metrics.kind('prober_probe_total')).toBe('counter');
+    expect(metrics.value('prober_probe_total', { ...base, result: 'successful' })).toBe(1);
+    expect(metrics.value('prober_probe_total', { ...base, result: 'failed' })).toBe(1);
+    expect(
+      metrics.observations('prober_probe_duration_seconds', { probe_type: 'Liveness', container: 'app', pod: 'web', namespace: 'default' }),
+    ).toEqual([0.02, 0.02]);
+    expect(metrics.buckets('prober_probe_duration_seconds')).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+    h.manager.removePod('uid-web');
+    await h.clock.advance(0);
+    expect(metrics.samples('prober_probe_total')).toEqual([]);
+    expect(metrics.samples('prober_probe_duration_seconds')).toEqual([]);
   });
 });
 

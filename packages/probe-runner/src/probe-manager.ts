@@ -1,6 +1,6 @@
 import type { Pod, PodStatus } from '@kubelet-ts/api';
-import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
-import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
+import { noopEventRecorder, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import { createLimiter } from './internal/limiter.js';
 import { createProbeWorkers, PROBE_TYPES } from './internal/probe-workers.js';
 import { MetricsRegistry } from './metrics.js';
@@ -31,6 +31,11 @@ export interface ProbeManagerOptions {
   userAgentVersion?: string;
   /** Replaces the network/exec prober (unit tests script outcomes with it). */
   prober?: Prober;
+  /**
+   * Where `prober_probe_total` and `prober_probe_duration_seconds` are recorded, with upstream's names and
+   * labels (the kubelet gives the registry behind `/metrics/probes`). Default: recorded nowhere but `metrics()`.
+   */
+  metrics?: Metrics;
 }
 
 /** Structurally @kubelet-ts/pod-lifecycle's ReadinessProvider (the ref tells which container of which pod). */
@@ -85,7 +90,7 @@ export function createProbeManager(options: ProbeManagerOptions): ProbeManager {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? noopLogger;
   const limiter = createLimiter(Math.max(1, options.maxConcurrentProbes ?? 64));
-  const metrics = new MetricsRegistry();
+  const metrics = new MetricsRegistry(options.metrics ?? noopMetrics);
   const results: Record<ProbeType, ResultsManager> = {
     liveness: createResultsManager(),
     readiness: createResultsManager(),

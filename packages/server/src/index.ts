@@ -10,6 +10,8 @@ export { ServerError } from './errors.js';
 export type { ServerErrorCode } from './errors.js';
 export { installContainerLogs } from './container-logs-route.js';
 export type { ContainerLogsSource } from './container-logs-route.js';
+export { installMetrics } from './metrics-route.js';
+export type { MetricsExposition, MetricsRouteOptions } from './metrics-route.js';
 export { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './auth.js';
 export type {
   AuthenticationResult,

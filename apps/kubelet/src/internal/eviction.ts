@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs, effectiveEvictionHard } from '@kubelet-ts/config';
 import type { EvictionConfig, EvictionManager } from '@kubelet-ts/eviction-manager';
@@ -52,6 +52,8 @@ export interface KubeletEvictionOptions {
   monitoringIntervalMs?: number | undefined;
   clock: Clock;
   logger: Logger;
+  /** kubelet_evictions. */
+  metrics?: Metrics;
 }
 
 /**
@@ -81,6 +83,7 @@ export function createKubeletEvictionManager(options: KubeletEvictionOptions): E
     ...(options.monitoringIntervalMs !== undefined ? { monitoringIntervalMs: options.monitoringIntervalMs } : {}),
     clock: options.clock,
     logger: options.logger,
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
   });
   return manager;
 }

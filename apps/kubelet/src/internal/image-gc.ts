@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
@@ -23,6 +23,8 @@ export interface KubeletImageGCOptions {
   podInfraContainerImage?: string | undefined;
   clock: Clock;
   logger: Logger;
+  /** kubelet_image_garbage_collected_total. */
+  metrics?: Metrics;
 }
 
 /** The image GC period: `imageGCPeriod` (kubelet-ts), else upstream's 5 min. */
@@ -49,6 +51,7 @@ export function createKubeletImageGC(options: KubeletImageGCOptions): ImageGC {
     ...(options.podInfraContainerImage ? { pinnedImages: [options.podInfraContainerImage] } : {}),
     clock: options.clock,
     logger: options.logger,
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
   });
 }
 

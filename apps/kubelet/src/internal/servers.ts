@@ -31,6 +31,8 @@ import type {
   StreamingSource,
 } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
+import { installMetricsRoutes } from './metrics-routes.js';
+import type { KubeletMetrics } from './metrics-routes.js';
 import { installNodeRoute } from './node-status.js';
 import { serveStatsSummary } from './stats.js';
 
@@ -42,6 +44,7 @@ export interface KubeletServersOptions {
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
   nodeStatus: Pick<NodeStatusManager, 'getNode'>;
+  metrics: KubeletMetrics;
   /** The authenticated server on `address:port` (API mode with `enableServer`); none without. */
   authenticated?: {
     nodeName: string;
@@ -96,6 +99,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     const readOnly = createReadOnlyServer({ getPods: () => lifecycle.getPods(), checks, logger });
     serveStatsSummary(readOnly, options.stats, logger);
     installNodeRoute(readOnly.router, options.nodeStatus);
+    installMetricsRoutes(readOnly.router, options.metrics);
     servers.push({ name: 'read-only', server: readOnly, host: config.address, port: config.readOnlyPort });
   }
   const auth = options.authenticated;
@@ -104,6 +108,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     installHealthz(router, { checks, logger });
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
+    installMetricsRoutes(router, options.metrics);
     if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config.enableSystemLogHandler !== false);
     else installDebuggingDisabled(router);
     const server = createKubeletServer({ ...auth, router, logger });

@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, Counter, Logger } from '@kubelet-ts/common';
+import { noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { DEFAULT_MONITORING_INTERVAL_MS, DEFAULT_POD_CLEANUP_TIMEOUT_MS, DEFAULT_PRESSURE_TRANSITION_PERIOD_MS } from '../constants.js';
 import type { CriticalPodOptions } from '../critical.js';
@@ -31,6 +31,8 @@ export interface EvictionContext {
   readonly dedicatedImageFs: boolean | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Upstream kubelet_evictions: pods evicted, by the signal that made the manager evict them. */
+  readonly evictions: Counter<'eviction_signal'>;
 }
 
 export function createEvictionContext(options: EvictionManagerOptions): EvictionContext {
@@ -51,6 +53,11 @@ export function createEvictionContext(options: EvictionManagerOptions): Eviction
     dedicatedImageFs: options.dedicatedImageFs,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? noopLogger,
+    evictions: (options.metrics ?? noopMetrics).counter<'eviction_signal'>({
+      name: 'kubelet_evictions',
+      help: 'Cumulative number of pod evictions by eviction signal',
+      labelNames: ['eviction_signal'],
+    }),
   };
 }
 

@@ -62,7 +62,10 @@ export async function evictRankedPod(
   for (const pod of ranked) {
     const message = evictionMessage(resource, pod, stats, met, observations);
     const condition: EvictionPodCondition = { type: 'DisruptionTarget', status: 'True', reason: TERMINATION_BY_KUBELET_REASON, message };
-    if (await evictPod(ctx, pod, { gracePeriodSeconds: evictionGracePeriod(ctx, pod, threshold), message, condition })) return [pod];
+    if (await evictPod(ctx, pod, { gracePeriodSeconds: evictionGracePeriod(ctx, pod, threshold), message, condition })) {
+      ctx.evictions.inc({ eviction_signal: threshold.signal });
+      return [pod];
+    }
   }
   logger.info('Eviction manager: unable to evict any pods from the node');
   return [];

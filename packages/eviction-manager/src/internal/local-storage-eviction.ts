@@ -1,5 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
-import { localStorageViolation } from '../local-storage.js';
+import { localStorageViolationOf } from '../local-storage.js';
 import type { PodStatsFn } from '../ranking.js';
 import type { EvictionContext } from './context.js';
 import { evictPod } from './evict-pod.js';
@@ -18,8 +18,11 @@ export async function localStorageEviction(
   for (const pod of pods) {
     const podStats = stats(pod);
     if (podStats === undefined) continue;
-    const message = localStorageViolation(pod, podStats, dedicatedImageFs);
-    if (message !== undefined && (await evictPod(ctx, pod, { gracePeriodSeconds: 0, message }))) evicted.push(pod);
+    const violation = localStorageViolationOf(pod, podStats, dedicatedImageFs);
+    if (violation !== undefined && (await evictPod(ctx, pod, { gracePeriodSeconds: 0, message: violation.message }))) {
+      ctx.evictions.inc({ eviction_signal: violation.signal });
+      evicted.push(pod);
+    }
   }
   return evicted;
 }

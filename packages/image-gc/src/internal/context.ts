@@ -1,5 +1,5 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, Counter, Logger } from '@kubelet-ts/common';
+import { noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import { resolveImageGCPolicy } from '../policy.js';
 import type { ImageGCPolicy } from '../policy.js';
 import { statfsBytes } from '../statfs.js';
@@ -21,6 +21,8 @@ export interface ImageGCContext {
   readonly pinnedImages: readonly string[];
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Upstream kubelet_image_garbage_collected_total{reason}. */
+  readonly collected: Counter<'reason'>;
 }
 
 /** What image GC learns and changes as it runs (upstream imageRecords, beganGC and the sandbox image). */
@@ -50,6 +52,11 @@ export function createImageGCContext(options: ImageGCOptions): ImageGCContext {
     pinnedImages: options.pinnedImages ?? [],
     clock: options.clock ?? systemClock,
     logger,
+    collected: (options.metrics ?? noopMetrics).counter<'reason'>({
+      name: 'kubelet_image_garbage_collected_total',
+      help: 'Total number of images garbage collected by the kubelet, whether through disk usage or image age.',
+      labelNames: ['reason'],
+    }),
   };
 }
 

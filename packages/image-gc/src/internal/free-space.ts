@@ -13,6 +13,7 @@ async function removeImage(
   ctx.logger.info('Removing image to free bytes', { imageID: record.id, size: record.sizeBytes, repoTags: record.repoTags, reason });
   await ctx.imageService.removeImage({ image: { image: record.id } });
   state.records.delete(record.id);
+  ctx.collected.inc({ reason });
   return { id: record.id, repoTags: record.repoTags, sizeBytes: record.sizeBytes, reason };
 }
 

@@ -191,6 +191,9 @@ describe('REST client', () => {
     expect(client.stats()).toMatchObject({ requests: 3, rateLimited: 1 });
     expect(metrics.observations('rest_client_rate_limiter_duration_seconds', { verb: 'GET', host: 'api:6443' })).toEqual([0, 0, 1]);
     expect(metrics.value('rest_client_requests_total', { code: '200', method: 'GET', host: 'api:6443' })).toBe(3);
+    // component-base restclient's buckets, not prometheus.DefBuckets.
+    expect(metrics.buckets('rest_client_request_duration_seconds')).toEqual([0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]);
+    expect(metrics.buckets('rest_client_rate_limiter_duration_seconds')).toEqual([0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60]);
   });
 });
 

@@ -1,6 +1,6 @@
 // Sending one request: rate limit, deadline, the reused-connection retry, 429 retries, metrics, errors.
 import type { Clock, Logger, Metrics, TokenBucket } from '@kubelet-ts/common';
-import { DEFAULT_BUCKETS, formatGoDuration } from '@kubelet-ts/common';
+import { formatGoDuration } from '@kubelet-ts/common';
 import { KubeClientError } from '../errors.js';
 import type { HttpMethod, KubeResponse } from '../types.js';
 import { encodeQuery, parseBody, retryAfterSeconds, statusError } from './http.js';
@@ -37,6 +37,9 @@ const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 const what = (s: Send): string => `${s.method} ${s.path}`;
 
+/** component-base restclient's buckets of rest_client_request_duration_seconds and rest_client_rate_limiter_duration_seconds. */
+const REQUEST_LATENCY_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
+
 function requestMetrics(metrics: Metrics, host: string) {
   const requestsTotal = metrics.counter<'code' | 'host' | 'method'>({
     name: 'rest_client_requests_total',
@@ -47,13 +50,13 @@ function requestMetrics(metrics: Metrics, host: string) {
     name: 'rest_client_request_duration_seconds',
     help: 'Request latency in seconds. Broken down by verb, and host.',
     labelNames: ['verb', 'host'],
-    buckets: DEFAULT_BUCKETS,
+    buckets: REQUEST_LATENCY_BUCKETS,
   });
   const limiterLatency = metrics.histogram<'verb' | 'host'>({
     name: 'rest_client_rate_limiter_duration_seconds',
     help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
     labelNames: ['verb', 'host'],
-    buckets: DEFAULT_BUCKETS,
+    buckets: REQUEST_LATENCY_BUCKETS,
   });
   return {
     waited: (verb: string, ms: number) => limiterLatency.observe({ verb, host }, ms / 1000),

@@ -1,5 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
-import { EventReason } from '@kubelet-ts/api';
+import { ConfigFirstSeenAnnotationKey, EventReason } from '@kubelet-ts/api';
 import type { Backoff, Clock, EventRecorder, Histogram, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage, EventType } from '@kubelet-ts/common';
 import type { ContainerRuntime, RuntimePodStatus } from '@kubelet-ts/container-runtime';
@@ -17,7 +17,7 @@ import type { StatusGenerator } from './pod-status.js';
 
 export interface PodSyncerOptions {
   runtime: ContainerRuntime;
-  statusManager: Pick<StatusManager, 'setPodStatus' | 'terminatePod'>;
+  statusManager: Pick<StatusManager, 'getPodStatus' | 'setPodStatus' | 'terminatePod'>;
   generate: StatusGenerator;
   cache: PodStatusCache;
   reasons: ReasonCache;
@@ -59,13 +59,24 @@ const VOLUME_FAILURE: SetupFailure = {
 };
 
 /** Upstream Kubelet.SyncPod, SyncTerminatingPod, SyncTerminatingRuntimePod and SyncTerminatedPod: the work of a pod worker. */
+/** Upstream podStartupDurationBuckets, in seconds. */
+const POD_START_DURATION_BUCKETS: readonly number[] = [
+  0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600,
+];
+
 export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
   const { runtime, statusManager, generate, logger } = o;
   // Upstream kubelet_pod_worker_duration_seconds: how long one sync of a pod takes, by its update type.
-  const workerDuration = o.metrics.histogram<'operation'>({
+  const workerDuration = o.metrics.histogram<'operation_type'>({
     name: 'kubelet_pod_worker_duration_seconds',
     help: 'Duration in seconds to sync a single pod. Broken down by operation type: create, update, or sync',
-    labelNames: ['operation'],
+    labelNames: ['operation_type'],
+  });
+  // Upstream kubelet_pod_start_duration_seconds: from the kubelet first seeing the pod to the sync that finds it running.
+  const podStartDuration = o.metrics.histogram({
+    name: 'kubelet_pod_start_duration_seconds',
+    help: 'Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run',
+    buckets: POD_START_DURATION_BUCKETS,
   });
 
   /** Runs a pod-level setup step; a failure is recorded on the pod and fails the sync with that reason. */
@@ -82,6 +93,11 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
     const uid = pod.metadata.uid;
     logger.child({ pod: podKey(pod), podUID: uid }).debug('SyncPod enter', { updateType });
     const apiStatus = generate(pod, runtimeStatus, false);
+    const previousPhase = statusManager.getPodStatus(uid)?.phase;
+    if (apiStatus.phase === 'Running' && (previousPhase === undefined || previousPhase === 'Pending')) {
+      const firstSeen = Date.parse(pod.metadata.annotations?.[ConfigFirstSeenAnnotationKey] ?? '');
+      if (!Number.isNaN(firstSeen)) podStartDuration.observe(Math.max(0, o.clock.now() - firstSeen) / 1000);
+    }
     statusManager.setPodStatus(pod, apiStatus, { fromSync: true });
     if (apiStatus.phase === 'Succeeded' || apiStatus.phase === 'Failed') return true;
 
@@ -198,7 +214,7 @@ async function refreshAfterStart(o: PodSyncerOptions, pod: Pod): Promise<void> {
 /** The function, observing how long each call took into the histogram under `operation`. */
 function timed<A extends unknown[], R>(
   clock: Clock,
-  histogram: Histogram<'operation'>,
+  histogram: Histogram<'operation_type'>,
   operation: string,
   fn: (...args: A) => Promise<R>,
 ): (...args: A) => Promise<R> {
@@ -207,7 +223,7 @@ function timed<A extends unknown[], R>(
     try {
       return await fn(...args);
     } finally {
-      histogram.observe({ operation }, (clock.now() - start) / 1000);
+      histogram.observe({ operation_type: operation }, (clock.now() - start) / 1000);
     }
   };
 }

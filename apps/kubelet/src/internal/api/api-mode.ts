@@ -60,6 +60,11 @@ export interface ApiMode {
   services: ServiceLister;
   /** TLS and authentication/authorization of the server on `port` (10250); undefined when `enableServer` is false. */
   serving: KubeletServing | undefined;
+  /**
+   * When the client certificate the certificate manager holds expires (ms since the epoch; undefined: none,
+   * or expired), for `kubelet_certificate_manager_client_ttl_seconds`. Absent without a certificate manager.
+   */
+  clientCertificateNotAfter?: () => number | undefined;
   /** Binds the kubelet built after this, and returns what then runs. */
   start(kubelet: ApiModeKubelet): ApiModeRunnables;
   close(): Promise<void>;
@@ -176,6 +181,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     logger,
     signal: options.signal,
   });
+  const certificates = credentials.certificateManager;
   return {
     recorder,
     podSource,
@@ -183,6 +189,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     objects,
     services: serviceInformer,
     serving,
+    ...(certificates !== undefined ? { clientCertificateNotAfter: () => certificates.current()?.notAfter } : {}),
     getNode: () => nodeInformer.get(nodeName),
     start(k) {
       kubelet = k;

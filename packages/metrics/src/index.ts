@@ -1,0 +1,11 @@
+export { createMetricsRegistry } from './registry.js';
+export type { BuildInfo, MetricsRegistryOptions } from './registry.js';
+export { PROMETHEUS_TEXT_CONTENT_TYPE } from './types.js';
+export type { Collector, Exposition, MetricFamily, MetricsRegistry, Sample } from './types.js';
+export { createResourceMetricsCollector, RESOURCE_METRIC_NAMES } from './resource-metrics.js';
+export type { ResourceMetricsCollectorOptions } from './resource-metrics.js';
+export { createCadvisorCollector, CADVISOR_METRIC_NAMES } from './cadvisor-metrics.js';
+export type { CadvisorCollectorOptions, CadvisorIdentity } from './cadvisor-metrics.js';
+export { PROCESS_METRIC_NAMES } from './internal/process.js';
+export { MetricsError } from './errors.js';
+export type { MetricsErrorCode } from './errors.js';

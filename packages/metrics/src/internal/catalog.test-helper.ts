@@ -1,0 +1,73 @@
+/**
+ * Every metric kubelet-ts libraries record through common's `Metrics`, as they define it (kind, name,
+ * labels). `catalog.test.ts` checks it against the sources, so that a new metric cannot skip the
+ * promtool check; the promtool test feeds a registry with all of them.
+ */
+export interface CatalogEntry {
+  kind: 'counter' | 'gauge' | 'histogram';
+  name: string;
+  labelNames: readonly string[];
+  /** Upstream's name, which promtool's lint does not like (a counter without `_total`): kept as upstream. */
+  upstreamLintException?: string;
+}
+
+export const CATALOG: readonly CatalogEntry[] = [
+  // certificate-manager
+  {
+    kind: 'counter',
+    name: 'kubelet_certificate_manager_client_expiration_renew_errors',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
+  // credential-provider
+  { kind: 'histogram', name: 'kubelet_credential_provider_plugin_duration', labelNames: ['plugin_name'] },
+  {
+    kind: 'counter',
+    name: 'kubelet_credential_provider_plugin_errors',
+    labelNames: ['plugin_name'],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
+  // cri-client (instrumented services)
+  { kind: 'counter', name: 'kubelet_runtime_operations_total', labelNames: ['operation_type'] },
+  { kind: 'counter', name: 'kubelet_runtime_operations_errors_total', labelNames: ['operation_type'] },
+  { kind: 'histogram', name: 'kubelet_runtime_operations_duration_seconds', labelNames: ['operation_type'] },
+  { kind: 'histogram', name: 'kubelet_run_podsandbox_duration_seconds', labelNames: ['runtime_handler'] },
+  { kind: 'counter', name: 'kubelet_run_podsandbox_errors_total', labelNames: ['runtime_handler'] },
+  // eviction-manager
+  {
+    kind: 'counter',
+    name: 'kubelet_evictions',
+    labelNames: ['eviction_signal'],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
+  // image-gc
+  { kind: 'counter', name: 'kubelet_image_garbage_collected_total', labelNames: ['reason'] },
+  // kube-client
+  { kind: 'counter', name: 'rest_client_requests_total', labelNames: ['code', 'host', 'method'] },
+  { kind: 'histogram', name: 'rest_client_request_duration_seconds', labelNames: ['verb', 'host'] },
+  { kind: 'histogram', name: 'rest_client_rate_limiter_duration_seconds', labelNames: ['verb', 'host'] },
+  // node-status (kubelet-ts extensions)
+  { kind: 'counter', name: 'kubelet_ts_node_lease_requests_total', labelNames: ['result'] },
+  { kind: 'counter', name: 'kubelet_ts_node_registration_attempts_total', labelNames: ['result'] },
+  { kind: 'counter', name: 'kubelet_ts_node_status_updates_total', labelNames: ['result'] },
+  // pod-lifecycle
+  { kind: 'histogram', name: 'kubelet_pleg_relist_duration_seconds', labelNames: [] },
+  { kind: 'histogram', name: 'kubelet_pleg_relist_interval_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_running_pods', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_running_containers', labelNames: ['container_state'] },
+  { kind: 'gauge', name: 'kubelet_mirror_pods', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_desired_pods', labelNames: ['static'] },
+  { kind: 'counter', name: 'kubelet_orphaned_runtime_pods_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_restarted_pods_total', labelNames: ['static'] },
+  { kind: 'histogram', name: 'kubelet_pod_worker_duration_seconds', labelNames: ['operation_type'] },
+  { kind: 'histogram', name: 'kubelet_pod_start_duration_seconds', labelNames: [] },
+  // probe-runner (the /metrics/probes registry)
+  {
+    kind: 'counter',
+    name: 'prober_probe_total',
+    labelNames: ['probe_type', 'result', 'container', 'pod', 'namespace', 'pod_uid'],
+  },
+  { kind: 'histogram', name: 'prober_probe_duration_seconds', labelNames: ['probe_type', 'container', 'pod', 'namespace'] },
+  // status-manager
+  { kind: 'histogram', name: 'kubelet_pod_status_sync_duration_seconds', labelNames: [] },
+];

@@ -1,0 +1,1 @@
+export { FakeSummaryProvider, sampleLines } from './fake-summary-provider.js';
