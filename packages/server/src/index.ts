@@ -42,7 +42,7 @@ export type { WebhookAuthorizerOptions } from './authorizers.js';
 export { createAuthFilter } from './auth-filter.js';
 export type { AuthFilter, AuthFilterOptions, RequestListener } from './auth-filter.js';
 export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.js';
-export type { KubeletServerOptions, KubeletServerTlsOptions } from './kubelet-server.js';
+export type { KubeletServer, KubeletServerOptions, KubeletServerTlsOptions } from './kubelet-server.js';
 export { installStreaming, portsFromQuery, streamOptionsFromQuery } from './streaming-route.js';
 export type { ContainerTarget, StreamingSource, StreamOptions } from './streaming-route.js';
 export { DEBUGGING_PATHS, installConfigz, installDebuggingDisabled, installRunningPods } from './debugging-routes.js';

@@ -1,4 +1,5 @@
 import { request } from 'node:https';
+import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
@@ -194,5 +195,51 @@ describe('createKubeletServer (https, real certificates)', () => {
     const only13 = await listen({ cipherSuites: ['TLS_AES_256_GCM_SHA384'] });
     expect(await handshake(only13, {})).toMatch(/^TLSv1\.3 /);
     expect(await handshake(only13, { maxVersion: 'TLSv1.2' })).toBe('failed');
+  });
+});
+
+describe('the serving certificate', () => {
+  /** The certificate a new TLS connection is served (its fingerprint), or the handshake's error. */
+  function servedCertificate(port: number): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? 'none');
+        socket.destroy();
+      });
+      socket.on('error', (err) => resolve(`error: ${err.message}`));
+    });
+  }
+  const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
+
+  it('fails handshakes until a pair is set, then serves each new pair to new connections', async () => {
+    const server = createKubeletServer({
+      router: createRouter(),
+      tls: {},
+      authenticator: unionAuthenticator([], { anonymous: true }),
+      authorizer: alwaysAllowAuthorizer,
+      nodeName: 'node-1',
+    });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    expect(await servedCertificate(port)).toMatch(/^error: /);
+    server.setCertificate({ cert: serving.cert, key: serving.key });
+    expect(await servedCertificate(port)).toBe(fingerprint(serving.cert));
+    const next = pki.issue(ca, 'serving-2', '/CN=node-1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth');
+    server.setCertificate({ cert: next.cert, key: next.key });
+    expect(await servedCertificate(port)).toBe(fingerprint(next.cert));
+  });
+
+  it("refuses a pair whose key is not the certificate's, and keeps serving the previous one", async () => {
+    const server = createKubeletServer({
+      router: createRouter(),
+      tls: { cert: serving.cert, key: serving.key },
+      authenticator: unionAuthenticator([], { anonymous: true }),
+      authorizer: alwaysAllowAuthorizer,
+      nodeName: 'node-1',
+    });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    expect(() => server.setCertificate({ cert: alice.cert, key: serving.key })).toThrow(/serving certificate cannot be used/);
+    expect(await servedCertificate(port)).toBe(fingerprint(serving.cert));
   });
 });

@@ -1,6 +1,8 @@
 import { createServer } from 'node:https';
-import type { ServerOptions } from 'node:https';
-import { noopLogger } from '@kubelet-ts/common';
+import type { Server, ServerOptions } from 'node:https';
+import { createSecureContext } from 'node:tls';
+import { errorMessage, noopLogger } from '@kubelet-ts/common';
+import { ServerError } from './errors.js';
 import type { Logger } from '@kubelet-ts/common';
 import type { Authenticator, Authorizer } from './auth.js';
 import { createAuthFilter } from './auth-filter.js';
@@ -11,9 +13,13 @@ import { tlsCiphers, tlsMinVersion } from './internal/tls.js';
 import type { Router } from './router.js';
 
 export interface KubeletServerTlsOptions {
-  /** PEM serving certificate (chain) and key (`tlsCertFile`, `tlsPrivateKeyFile`). */
-  cert: string | Buffer;
-  key: string | Buffer;
+  /**
+   * PEM serving certificate (chain) and key (`tlsCertFile`, `tlsPrivateKeyFile`, a self-signed pair, or
+   * the one a serving CSR got). Absent until one is issued: handshakes fail until `setCertificate`, as
+   * upstream's `no serving certificate available for the kubelet`.
+   */
+  cert?: string | Buffer;
+  key?: string | Buffer;
   /** PEM CA bundle for client certificates (`authentication.x509.clientCAFile`); unset: no certificate is requested. */
   clientCA?: string | Buffer;
   /** `tlsMinVersion`: `VersionTLS10` … `VersionTLS13`; default TLS 1.2. */
@@ -34,6 +40,16 @@ export interface KubeletServerOptions {
 /** Go's http.DefaultMaxHeaderBytes, which the kubelet server sets. */
 export const KUBELET_MAX_HEADER_BYTES = 1 << 20;
 
+/** The authenticated server, whose serving certificate can be replaced while it runs. */
+export interface KubeletServer extends KubeletHttpServer {
+  /**
+   * Serves new handshakes with this pair (a rotated serving certificate, a reloaded tlsCertFile);
+   * connections already open keep theirs. Throws ServerError `INVALID_TLS_CONFIG` for a pair node
+   * cannot use, and keeps the previous one.
+   */
+  setCertificate(pair: { cert: string | Buffer; key: string | Buffer }): void;
+}
+
 /**
  * The kubelet's authenticated server (`address:port`, 10250): https with the auth filter in front of the
  * router. A client certificate is requested (not required) when `clientCA` is set, as upstream's
@@ -41,15 +57,15 @@ export const KUBELET_MAX_HEADER_BYTES = 1 << 20;
  * (ReadTimeout), keep-alive connections idle out after 90s (IdleTimeout); responses are not limited, so
  * that log follows and other streams are not cut. Unknown TLS names throw ServerError `INVALID_TLS_CONFIG`.
  */
-export function createKubeletServer(options: KubeletServerOptions): KubeletHttpServer {
+export function createKubeletServer(options: KubeletServerOptions): KubeletServer {
   const logger = options.logger ?? noopLogger;
   const { tls } = options;
   if (tls.clientCA !== undefined) parsePemCertificates(tls.clientCA, 'clientCA');
   const minVersion = tlsMinVersion(tls.minVersion);
   const { ciphers, tls13Only } = tlsCiphers(tls.cipherSuites);
+  let pair = tls.cert !== undefined && tls.key !== undefined ? { cert: tls.cert, key: tls.key } : undefined;
   const serverOptions: ServerOptions = {
-    cert: tls.cert,
-    key: tls.key,
+    ...(pair ?? {}),
     minVersion: tls13Only ? 'TLSv1.3' : minVersion,
     ...(ciphers !== undefined ? { ciphers } : {}),
     ...(tls.clientCA !== undefined ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
@@ -64,10 +80,27 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletHttpS
     nodeName: options.nodeName,
     logger,
   });
-  return createKubeletHttpServer({
+  let running: Server | undefined;
+  const server = createKubeletHttpServer({
     router: options.router,
     logger,
     name: 'kubelet',
-    createServer: (listener) => createServer(serverOptions, filter(listener)),
+    createServer: (listener) => {
+      running = createServer({ ...serverOptions, ...(pair ?? {}) }, filter(listener));
+      return running;
+    },
   });
+  return {
+    ...server,
+    router: server.router,
+    setCertificate(next) {
+      try {
+        createSecureContext({ ...serverOptions, ...next });
+      } catch (err) {
+        throw new ServerError('INVALID_TLS_CONFIG', `serving certificate cannot be used: ${errorMessage(err)}`, { cause: err });
+      }
+      pair = next;
+      running?.setSecureContext({ ...serverOptions, ...next });
+    },
+  };
 }

@@ -48,7 +48,12 @@ export interface KubeletServersOptions {
   /** The authenticated server on `address:port` (API mode with `enableServer`); none without. */
   authenticated?: {
     nodeName: string;
-    tls: KubeletServerTlsOptions;
+    tls: Omit<KubeletServerTlsOptions, 'cert' | 'key'>;
+    /** The serving pair, which may come later (serverTLSBootstrap) and change (rotation, reload). */
+    certificates: {
+      current(): { cert: string; key: string } | undefined;
+      onChange(listener: (pair: { cert: string; key: string }) => void): () => void;
+    };
     authenticator: Authenticator;
     authorizer: Authorizer;
     containerLogs: ContainerLogsSource;
@@ -111,7 +116,16 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     installMetricsRoutes(router, options.metrics);
     if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config.enableSystemLogHandler !== false);
     else installDebuggingDisabled(router);
-    const server = createKubeletServer({ ...auth, router, logger });
+    const server = createKubeletServer({ ...auth, tls: { ...auth.tls, ...auth.certificates.current() }, router, logger });
+    // A renewed serving certificate, or reloaded tlsCertFile, serves the next handshakes.
+    auth.certificates.onChange((pair) => {
+      try {
+        server.setCertificate(pair);
+        logger.info('Serving certificate updated', { server: 'kubelet' });
+      } catch (err) {
+        logger.error('Serving certificate not usable, keeping the current one', { err: errorMessage(err) });
+      }
+    });
     servers.push({ name: 'kubelet', server, host: config.address, port: config.port });
   }
   const listening: Server[] = [];

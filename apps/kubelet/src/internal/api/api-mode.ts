@@ -117,8 +117,19 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     metrics,
   });
   logger.info('Connected to the API server', { server: credentials.connection.server, source: credentials.connection.source });
+  // The serving CSR names the node's addresses as registered; the node informer is made below.
+  let nodeAddresses: () => ReadonlyArray<{ type: string; address: string }> = () => [];
   const serving = config.enableServer
-    ? await createKubeletServing({ config, flags, nodeName, client: clients.main, clock, logger: logger.child({ component: 'server' }) })
+    ? await createKubeletServing({
+        config,
+        flags,
+        nodeName,
+        client: clients.main,
+        nodeAddresses: () => nodeAddresses(),
+        clock,
+        logger: logger.child({ component: 'server' }),
+        metrics,
+      })
     : undefined;
   const broadcaster = createEventBroadcaster({ clock, logger: logger.child({ component: 'events' }) });
   const recorder = broadcaster.newRecorder({ component: 'kubelet', host: nodeName });
@@ -150,6 +161,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     clock,
     logger: logger.child({ component: 'informer', resource: 'services' }),
   });
+  nodeAddresses = () => nodeInformer.get(nodeName)?.status?.addresses ?? [];
   const podSource = createApiSource({ informer: podInformer, nodeName, logger: logger.child({ component: 'config' }) });
   let kubelet: ApiModeKubelet | undefined;
   const mirrorPods = createMirrorPodManager({
@@ -193,7 +205,11 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
     getNode: () => nodeInformer.get(nodeName),
     start(k) {
       kubelet = k;
-      return apiModeRunnables(options, { clients, credentials, nodeInformer, podInformer, serviceInformer, statusSink, mirrorPods }, k);
+      return apiModeRunnables(
+        options,
+        { clients, credentials, serving, nodeInformer, podInformer, serviceInformer, statusSink, mirrorPods },
+        k,
+      );
     },
     async close() {
       stopSink();
@@ -209,6 +225,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
 interface Connected {
   clients: KubeletClients;
   credentials: Credentials;
+  serving: KubeletServing | undefined;
   nodeInformer: Informer<Node>;
   podInformer: Informer<unknown>;
   serviceInformer: Informer<Service>;
@@ -261,8 +278,14 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
       nodeInformer: informerRunnable(c.nodeInformer),
       nodeStatus: { run: (signal) => updater.run(signal) },
       nodeLease: { run: (signal) => lease.run(signal) },
+      // The client certificate and the serving certificate (requested, renewed or reloaded).
       certificates: {
-        run: (signal) => (certificateManager !== undefined ? certificateManager.run(signal) : untilAborted(signal)),
+        run: async (signal) => {
+          await Promise.all([
+            certificateManager !== undefined ? certificateManager.run(signal) : untilAborted(signal),
+            c.serving !== undefined ? c.serving.certificates.run(signal) : untilAborted(signal),
+          ]);
+        },
       },
     },
     pods: {

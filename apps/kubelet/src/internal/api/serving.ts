@@ -1,12 +1,12 @@
 /**
- * What the authenticated server (`port`, 10250) needs from API mode: its TLS pair (upstream
- * InitializeTLS: tlsCertFile/tlsPrivateKeyFile, else a self-signed pair in --cert-dir), and
+ * What the authenticated server (`port`, 10250) needs from API mode: its serving certificate
+ * (serving-certificates.ts: a CSR with serverTLSBootstrap, tlsCertFile/tlsPrivateKeyFile reloaded, or
+ * a self-signed pair in --cert-dir), and
  * upstream BuildAuth's authenticator (x509 client CA, TokenReview webhook, anonymous) and
  * authorizer (SubjectAccessReview webhook or AlwaysAllow) over the API server.
  */
 import { promises as fs } from 'node:fs';
-import { ensureSelfSignedPair } from '@kubelet-ts/certificate-manager';
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs } from '@kubelet-ts/config';
@@ -20,9 +20,13 @@ import {
   unionAuthenticator,
 } from '@kubelet-ts/server';
 import type { Authenticator, Authorizer, KubeletServerTlsOptions } from '@kubelet-ts/server';
+import { createServingCertificates } from './serving-certificates.js';
+import type { ServingCertificates, ServingCertificatesOptions } from './serving-certificates.js';
 
 export interface KubeletServing {
-  tls: KubeletServerTlsOptions;
+  /** The TLS options but the pair, which `certificates` gives (and changes). */
+  tls: Omit<KubeletServerTlsOptions, 'cert' | 'key'>;
+  certificates: ServingCertificates;
   authenticator: Authenticator;
   authorizer: Authorizer;
 }
@@ -31,9 +35,12 @@ export interface KubeletServingOptions {
   config: KubeletConfiguration;
   flags: Pick<KubeletFlags, 'certDir'>;
   nodeName: string;
-  client: Pick<KubeClient, 'create'>;
+  client: Pick<KubeClient, 'create'> & ServingCertificatesOptions['client'];
+  /** The node's addresses as last reported, for a serving CSR (serverTLSBootstrap). */
+  nodeAddresses: ServingCertificatesOptions['nodeAddresses'];
   clock: Clock;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 async function readFile(path: string, what: string): Promise<string> {
@@ -47,17 +54,16 @@ async function readFile(path: string, what: string): Promise<string> {
 /** Builds what the server needs; throws naming the configuration field whose file cannot be read. */
 export async function createKubeletServing(options: KubeletServingOptions): Promise<KubeletServing> {
   const { config, clock, logger } = options;
-  let cert: string;
-  let key: string;
-  if ((config.tlsCertFile ?? '') !== '' || (config.tlsPrivateKeyFile ?? '') !== '') {
-    cert = await readFile(config.tlsCertFile ?? '', 'tlsCertFile');
-    key = await readFile(config.tlsPrivateKeyFile ?? '', 'tlsPrivateKeyFile');
-  } else {
-    // Upstream names the certificate after the node's hostname; the node name is that or its override.
-    const pair = await ensureSelfSignedPair({ certDir: options.flags.certDir, host: options.nodeName, clock, logger });
-    cert = pair.certificatePem;
-    key = pair.keyPem;
-  }
+  const certificates = await createServingCertificates({
+    config,
+    flags: options.flags,
+    nodeName: options.nodeName,
+    nodeAddresses: options.nodeAddresses,
+    client: options.client,
+    clock,
+    logger,
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
+  });
   const { authentication, authorization } = config;
   const clientCAFile = authentication.x509.clientCAFile ?? '';
   const clientCA = clientCAFile !== '' ? await readFile(clientCAFile, 'authentication.x509.clientCAFile') : undefined;
@@ -88,9 +94,8 @@ export async function createKubeletServing(options: KubeletServingOptions): Prom
           clock,
         });
   return {
+    certificates,
     tls: {
-      cert,
-      key,
       ...(clientCA !== undefined ? { clientCA } : {}),
       ...(config.tlsMinVersion !== undefined && config.tlsMinVersion !== '' ? { minVersion: config.tlsMinVersion } : {}),
       ...(config.tlsCipherSuites !== undefined && config.tlsCipherSuites.length > 0 ? { cipherSuites: config.tlsCipherSuites } : {}),
