@@ -49,7 +49,11 @@ export function scenarioPod(name: string, namespace: string, nodeName: string): 
   };
 }
 
-type ScenarioPodStatus = { status?: { containerStatuses?: Array<{ name: string; ready: boolean; restartCount: number }> } };
+type ScenarioPodStatus = {
+  status?: {
+    containerStatuses?: Array<{ name: string; ready: boolean; restartCount: number; state?: { running?: { startedAt?: string } } }>;
+  };
+};
 
 /** Creates the scenario pod and waits until its three containers are ready, `twice` after its restart. */
 export async function startScenarioPod(kubectl: Kubectl, name: string, namespace: string, nodeName: string): Promise<void> {
@@ -58,7 +62,14 @@ export async function startScenarioPod(kubectl: Kubectl, name: string, namespace
     `pod ${namespace}/${name} ready on ${nodeName}`,
     async () => {
       const statuses = (await kubectl.get<ScenarioPodStatus>('pod', '-n', namespace, name))?.status?.containerStatuses ?? [];
-      return statuses.length === 3 && statuses.every((s) => s.ready) && statuses.find((s) => s.name === 'twice')?.restartCount === 1;
+      // `web` logged its lines at start; `logs --since=1s` must find them older than that.
+      const webStarted = Date.parse(statuses.find((s) => s.name === 'web')?.state?.running?.startedAt ?? '');
+      return (
+        statuses.length === 3 &&
+        statuses.every((s) => s.ready) &&
+        statuses.find((s) => s.name === 'twice')?.restartCount === 1 &&
+        Date.now() - webStarted > 2_500
+      );
     },
     120_000,
     500,

@@ -3,17 +3,21 @@
  * (`kubectl logs`, `exec`, `attach`, `port-forward`, `cp`, `get --raw …/proxy/…`) and directly (401 without credentials, 403
  * for a token whose user may not proxy to nodes), with the self-signed serving pair in --cert-dir.
  */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import { createTestCa } from '@kubelet-ts/certificate-manager/testing';
 import type { TestCa } from '@kubelet-ts/certificate-manager/testing';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { createKubelet, eventually, httpsGet } from './harness.js';
+import { createKubelet, eventually, freePort, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
 import {
@@ -353,4 +357,111 @@ describe('serverTLSBootstrap: a serving certificate from the cluster', () => {
     const files = await fs.readdir(k.certDir);
     expect(files).toContain('kubelet-server-current.pem');
   }, 240_000);
+});
+
+describe('a real Prometheus scraping the kubelet with a bearer token', () => {
+  let prometheus: ChildProcess | undefined;
+  let dir = '';
+  afterAll(async () => {
+    prometheus?.kill();
+    if (dir !== '') await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('finds every metrics endpoint up and records kubelet_running_pods and kubelet_pod_start_duration_seconds', async () => {
+    // The scraper's rights: get on nodes/metrics (upstream's subresource for /metrics*), nothing more.
+    await kubectl.apply({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper', namespace: ns } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: `${ns}-scraper` },
+          rules: [{ apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `${ns}-scraper` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-scraper` },
+          subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
+        },
+      ],
+    });
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kts-prometheus-'));
+    await fs.writeFile(path.join(dir, 'token'), (await kubectl('create', 'token', '-n', ns, 'scraper')).trim());
+    const job = (name: string, metricsPath: string) => ({
+      job_name: name,
+      metrics_path: metricsPath,
+      scheme: 'https',
+      scrape_interval: '1s',
+      scrape_timeout: '1s',
+      tls_config: { insecure_skip_verify: true },
+      authorization: { credentials_file: path.join(dir, 'token') },
+      static_configs: [{ targets: [`${cp.nodeIp}:${port}`] }],
+    });
+    const config = {
+      global: { scrape_interval: '1s' },
+      scrape_configs: [
+        job('kubelet', '/metrics'),
+        job('cadvisor', '/metrics/cadvisor'),
+        job('resource', '/metrics/resource'),
+        job('probes', '/metrics/probes'),
+      ],
+    };
+    // JSON is YAML: Prometheus reads it as its configuration file.
+    await fs.writeFile(path.join(dir, 'prometheus.yml'), JSON.stringify(config));
+    const webPort = await freePort();
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${path.join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${path.join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${webPort}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let log = '';
+    prometheus.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    const api = async <T>(p: string): Promise<T | undefined> => {
+      const res = await fetch(`http://127.0.0.1:${webPort}${p}`).catch(() => undefined);
+      return res?.ok === true ? ((await res.json()) as T) : undefined;
+    };
+    type Targets = { data: { activeTargets: Array<{ scrapePool: string; health: string; lastError: string }> } };
+    const targets = await eventually(
+      'every target up',
+      async () => {
+        if (prometheus?.exitCode !== null) throw new Error(`prometheus exited: ${log.slice(-2000)}`);
+        const t = await api<Targets>('/api/v1/targets');
+        const active = t?.data.activeTargets ?? [];
+        return active.length === 4 && active.every((a) => a.health === 'up') ? active : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(targets.map((t) => [t.scrapePool, t.lastError]).sort()).toEqual([
+      ['cadvisor', ''],
+      ['kubelet', ''],
+      ['probes', ''],
+      ['resource', ''],
+    ]);
+    type Query = { data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+    /** The first sample's value once it is at least `min` (Prometheus answers 0 before a pod ran). */
+    const atLeast = (query: string, min: number): Promise<number> =>
+      eventually(
+        query,
+        async () => {
+          const q = await api<Query>(`/api/v1/query?query=${encodeURIComponent(query)}`);
+          const v = Number(q?.data.result[0]?.value[1] ?? NaN);
+          return v >= min ? v : undefined;
+        },
+        30_000,
+        500,
+      );
+    // The suite's pods ran on this kubelet: it counts them, and timed their start.
+    expect(await atLeast('kubelet_running_pods{job="kubelet"}', 1)).toBeGreaterThanOrEqual(1);
+    expect(await atLeast('kubelet_pod_start_duration_seconds_count{job="kubelet"}', 1)).toBeGreaterThanOrEqual(1);
+    expect(await atLeast('node_cpu_usage_seconds_total{job="resource"}', Number.MIN_VALUE)).toBeGreaterThan(0);
+  }, 120_000);
 });
