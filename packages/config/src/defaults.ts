@@ -170,7 +170,10 @@ const isDurationZero = (value: string | undefined): boolean => value === undefin
 export interface DefaultingOptions {
   /**
    * Apply the kubelet's legacy command-line defaults (used upstream when no `--config` file is given):
-   * readOnlyPort 10255, anonymous authentication on, webhook authentication off, authorization AlwaysAllow.
+   * readOnlyPort 10255. Upstream's legacy defaults also turn anonymous authentication on, webhook
+   * authentication off and authorization to AlwaysAllow; kubelet-ts keeps the secure ones there too
+   * (deliberately: an authenticated server that lets anyone exec is never a default), so only flags set
+   * them.
    */
   legacy?: boolean;
 }
@@ -205,14 +208,14 @@ export function applyKubeletConfigurationDefaults(input: KubeletConfigurationInp
   out['authentication'] = {
     x509: { ...authn.x509 },
     webhook: {
-      enabled: authn.webhook?.enabled ?? !options.legacy,
+      enabled: authn.webhook?.enabled ?? true,
       cacheTTL: isDurationZero(authn.webhook?.cacheTTL) ? '2m0s' : authn.webhook?.cacheTTL,
     },
-    anonymous: { enabled: authn.anonymous?.enabled ?? options.legacy === true },
+    anonymous: { enabled: authn.anonymous?.enabled ?? false },
   };
   const authz = input.authorization ?? {};
   out['authorization'] = {
-    mode: authz.mode ?? (options.legacy ? 'AlwaysAllow' : 'Webhook'),
+    mode: authz.mode ?? 'Webhook',
     webhook: {
       cacheAuthorizedTTL: isDurationZero(authz.webhook?.cacheAuthorizedTTL) ? '5m0s' : authz.webhook?.cacheAuthorizedTTL,
       cacheUnauthorizedTTL: isDurationZero(authz.webhook?.cacheUnauthorizedTTL) ? '30s' : authz.webhook?.cacheUnauthorizedTTL,

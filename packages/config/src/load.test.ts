@@ -114,13 +114,17 @@ describe('loadKubeletConfiguration: defaults', () => {
     expect(flags).toMatchObject({ rootDir: '/var/lib/kubelet', certDir: '/var/lib/kubelet/pki', standalone: true });
   });
 
-  it('uses the legacy command-line defaults when no --config is given, like upstream', async () => {
+  it("uses upstream's legacy read-only port without --config, but never its open authentication and AlwaysAllow", async () => {
     const { config } = ok(await load([]));
     expect(config.readOnlyPort).toBe(10255);
-    expect(config.authentication.anonymous.enabled).toBe(true);
-    expect(config.authentication.webhook.enabled).toBe(false);
-    expect(config.authorization.mode).toBe('AlwaysAllow');
+    expect(config.authentication.anonymous.enabled).toBe(false);
+    expect(config.authentication.webhook.enabled).toBe(true);
+    expect(config.authorization.mode).toBe('Webhook');
     expect(config.port).toBe(10250);
+    // Asked for, they are still what the flags say.
+    const open = ok(await load(['--anonymous-auth=true', '--authorization-mode=AlwaysAllow'])).config;
+    expect(open.authentication.anonymous.enabled).toBe(true);
+    expect(open.authorization.mode).toBe('AlwaysAllow');
   });
 
   it('replaces (does not merge) the default evictionHard when the file sets some signals', async () => {
