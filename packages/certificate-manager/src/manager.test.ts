@@ -257,7 +257,7 @@ describe('a serving certificate manager (template, usages, signer of the kubelet
     const h = await start(() => Promise.resolve(), {
       template: () => template,
       usages: kubeletServingUsages,
-      renewErrorsMetric: SERVER_RENEW_ERRORS_METRIC,
+      certificate: 'serving',
       metrics,
       exitAfterMs: 0,
     });

@@ -58,8 +58,11 @@ export interface CertificateManagerOptions {
   template?: () => CsrTemplate | undefined;
   /** The CSR's usages for the new key (upstream GetUsages); default `kubeletClientUsages`. */
   usages?: (privateKey: KeyObject) => KeyUsage[];
-  /** The counter of failed renewals; default `RENEW_ERRORS_METRIC` (the serving manager's is `SERVER_RENEW_ERRORS_METRIC`). */
-  renewErrorsMetric?: string;
+  /**
+   * Which certificate this manages, for its failed-renewals counter: `client` (default,
+   * `RENEW_ERRORS_METRIC`) or `serving` (`SERVER_RENEW_ERRORS_METRIC`), as upstream names them.
+   */
+  certificate?: 'client' | 'serving';
   /** Asked for as `spec.expirationSeconds`; the signer may ignore it. */
   requestedLifetimeMs?: number;
   /** Per attempt; default 15 min. */
@@ -123,10 +126,12 @@ class ClientCertificateManager implements CertificateManager {
     const clientSubject = nodeClientSubject(options.nodeName);
     this.#template = options.template ?? (() => ({ subject: clientSubject }));
     this.#usages = options.usages ?? kubeletClientUsages;
-    this.#renewErrors = (options.metrics ?? noopMetrics).counter({
-      name: options.renewErrorsMetric ?? RENEW_ERRORS_METRIC,
-      help: 'Counter of certificate renewal errors.',
-    });
+    const metrics = options.metrics ?? noopMetrics;
+    const help = 'Counter of certificate renewal errors.';
+    this.#renewErrors =
+      options.certificate === 'serving'
+        ? metrics.counter({ name: SERVER_RENEW_ERRORS_METRIC, help })
+        : metrics.counter({ name: RENEW_ERRORS_METRIC, help });
   }
 
   current(): CertificatePair | undefined {

@@ -16,7 +16,7 @@ const pod: Pod = newPod({
   ],
   spec: {
     imagePullSecrets: [{ name: 's-pull' }, { name: '' }],
-    ephemeralContainers: [{ name: 'debug', envFrom: [{ secretRef: { name: 's-ephemeral' } }] } as never],
+    ephemeralContainers: [{ name: 'debug', image: 'busybox:1.36', envFrom: [{ secretRef: { name: 's-ephemeral' } }] }],
     volumes: [
       { name: 'cm', configMap: { name: 'cm-vol' } },
       { name: 'sec', secret: { secretName: 's-vol' } },

@@ -235,3 +235,107 @@ export async function observeRun(
     await fs.rm(empty, { force: true });
   }
 }
+
+type DebugStatus = {
+  status?: { ephemeralContainerStatuses?: Array<{ name: string; ready: boolean; started?: boolean; state?: { running?: unknown } }> };
+};
+
+/**
+ * `kubectl debug --target=web` (non-interactive): the ephemeral container's status once it runs, and the
+ * process names its `ps` saw — web's `httpd` among them when it shares web's PID namespace.
+ */
+export async function observeDebug(
+  kubectl: Kubectl,
+  namespace: string,
+  pod: string,
+): Promise<{ ready: boolean; started: boolean | undefined; processes: string[] }> {
+  await kubectl(
+    'debug',
+    '-n',
+    namespace,
+    pod,
+    `--image=${BUSYBOX()}`,
+    '--target=web',
+    '-c',
+    'dbg',
+    '--',
+    'sh',
+    '-c',
+    'ps -o comm; exec sleep 3600',
+  );
+  const status = await eventually(
+    'dbg running in ephemeralContainerStatuses',
+    async () => {
+      const p = await kubectl.get<DebugStatus>('pod', '-n', namespace, pod);
+      const dbg = p?.status?.ephemeralContainerStatuses?.find((s) => s.name === 'dbg');
+      return dbg?.state?.running !== undefined ? dbg : undefined;
+    },
+    90_000,
+    500,
+  );
+  const logs = await eventually(
+    'the debugger ps output',
+    async () => {
+      const out = await kubectl('logs', '-n', namespace, pod, '-c', 'dbg').catch(() => '');
+      return out.includes('COMMAND') ? out : undefined;
+    },
+    60_000,
+    500,
+  );
+  const processes = [
+    ...new Set(
+      logs
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && l !== 'COMMAND'),
+    ),
+  ].sort();
+  return { ready: status.ready, started: status.started, processes };
+}
+
+type AdmittedPod = { status?: { phase?: string; reason?: string; message?: string } };
+
+/**
+ * Pods the node must refuse at admission (upstream's predicates and sysctl allowlist): too much CPU, an
+ * unsafe sysctl, a node selector the node does not match. What each ended with: phase, reason, message.
+ */
+export async function observeAdmission(
+  kubectl: Kubectl,
+  namespace: string,
+  nodeName: string,
+): Promise<Record<string, { phase?: string; reason?: string; message?: string }>> {
+  const pod = (name: string, spec: Record<string, unknown>, container: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace },
+    spec: {
+      nodeName,
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      containers: [{ name: 'c', image: BUSYBOX(), command: ['sleep', '3600'], ...container }],
+      ...spec,
+    },
+  });
+  const pods = [
+    pod('too-big', {}, { resources: { requests: { cpu: '1000' } } }),
+    pod('unsafe-sysctl', { securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '65536' }] } }),
+    pod('wrong-node', { nodeSelector: { 'kubelet-ts.test/no-such-label': 'x' } }),
+  ];
+  await kubectl.apply({ apiVersion: 'v1', kind: 'List', items: pods });
+  const seen: Record<string, { phase?: string; reason?: string; message?: string }> = {};
+  for (const { metadata } of pods) {
+    const status = await eventually(
+      `pod ${metadata.name} refused`,
+      async () => {
+        const s = (await kubectl.get<AdmittedPod>('pod', '-n', namespace, metadata.name))?.status;
+        return s?.phase === 'Failed' ? s : undefined;
+      },
+      60_000,
+      500,
+    );
+    seen[metadata.name] = { phase: status.phase, reason: status.reason, message: status.message };
+  }
+  await kubectl('delete', 'pod', '-n', namespace, ...pods.map((p) => p.metadata.name), '--wait=true', '--timeout=60s');
+  return seen;
+}

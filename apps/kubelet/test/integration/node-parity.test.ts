@@ -3,8 +3,9 @@
  * through TLS bootstrap, with the same eviction thresholds and ports):
  * - the Node each registers, compared field by field; only what must differ is masked: names, IDs,
  *   addresses, times, the kubelet version;
- * - the same pods on each, one kubelet at a time: the service environment variables they get, and
- *   what kubectl logs, exec (-it), attach, port-forward, cp and the node proxy's /run show.
+ * - the same pods on each, one kubelet at a time: the service environment variables they get, the
+ *   admission refusals (OutOfcpu, SysctlForbidden, NodeAffinity) with their messages, and
+ *   what kubectl logs, exec (-it), attach, port-forward, cp, debug and the node proxy's /run show.
  * Pods run on one kubelet at a time because both use the one containerd, and a kubelet kills every
  * pod of its runtime that it does not own (upstream housekeeping): the upstream kubelet killed
  * kubelet-ts's pods within seconds when both ran pods at once (exit 137, ContainerStatusUnknown).
@@ -20,8 +21,10 @@ import { BUSYBOX, createKubelet, eventually } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
 import {
+  observeAdmission,
   observeAttach,
   observeCp,
+  observeDebug,
   observeExec,
   observeLogs,
   observePortForward,
@@ -184,8 +187,10 @@ async function environmentOn(nodeName: string, podName: string, enableServiceLin
 async function observeNode(nodeName: string) {
   const links = await environmentOn(nodeName, 'env-links', true);
   const noLinks = await environmentOn(nodeName, 'env-nolinks', false);
+  const admission = await observeAdmission(kubectl, ns, nodeName);
   await startScenarioPod(kubectl, 'shell', ns, nodeName);
   const seen = {
+    admission,
     env: { links, noLinks },
     logs: await observeLogs(kubectl, nodeName, ns, 'shell'),
     exec: await observeExec(kubectl, nodeName, ns, 'shell'),
@@ -194,6 +199,7 @@ async function observeNode(nodeName: string) {
     portForward: await observePortForward(kubectl, ns, 'shell'),
     cp: await observeCp(kubectl, ns, 'shell'),
     run: await observeRun(kubectl, nodeName, ns, 'shell'),
+    debug: await observeDebug(kubectl, ns, 'shell'),
   };
   // The pods go while their kubelet still runs, so that it stops them.
   await kubectl('delete', 'pod', '--all', '-n', ns, '--wait=true', '--timeout=90s');
@@ -262,6 +268,11 @@ describe('the same pods on kubelet-ts and on the upstream kubelet, one at a time
     expect(onOurs?.env.links['HEADLESS_SERVICE_HOST']).toBeUndefined();
   });
 
+  it('refuses the same pods at admission with the same reasons and messages (OutOfcpu, SysctlForbidden, NodeAffinity)', () => {
+    expect(onOurs?.admission).toEqual(onUpstream?.admission);
+    expect(Object.values(onOurs?.admission ?? {}).map((s) => s.reason)).toEqual(['OutOfcpu', 'SysctlForbidden', 'NodeAffinity']);
+  });
+
   it('shows the same kubectl logs (--tail, --timestamps, --limit-bytes, --since, --previous)', () => {
     expect(onOurs?.logs).toEqual(onUpstream?.logs);
     expect(onOurs?.logs.previous).toBe('first run\n');
@@ -272,6 +283,12 @@ describe('the same pods on kubelet-ts and on the upstream kubelet, one at a time
     expect(onOurs?.tty).toBe(onUpstream?.tty);
     expect(onOurs?.attach).toBe(onUpstream?.attach);
     expect(onOurs?.exec.stdin.stdout).toBe('HELLO STDIN\n');
+  });
+
+  it('runs kubectl debug --target alike: an ephemeral container in the target PID namespace', () => {
+    expect(onOurs?.debug).toEqual(onUpstream?.debug);
+    expect(onOurs?.debug.processes).toContain('httpd');
+    expect(onOurs?.debug.ready).toBe(false);
   });
 
   it('forwards ports, copies files and runs /run alike', () => {

@@ -19,6 +19,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: [],
     upstreamLintException: 'counter metrics should have "_total" suffix',
   },
+  {
+    kind: 'counter',
+    name: 'kubelet_server_expiration_renew_errors',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
   // credential-provider
   { kind: 'histogram', name: 'kubelet_credential_provider_plugin_duration', labelNames: ['plugin_name'] },
   {

@@ -7,7 +7,6 @@
  */
 import { promises as fs } from 'node:fs';
 import {
-  SERVER_RENEW_ERRORS_METRIC,
   SignerName,
   certificatePairFromPem,
   createCertificateManager,
@@ -78,7 +77,7 @@ export async function createServingCertificates(options: ServingCertificatesOpti
       signerName: SignerName.KubeletServing,
       template: () => nodeServingTemplate(options.nodeName, options.nodeAddresses()),
       usages: kubeletServingUsages,
-      renewErrorsMetric: SERVER_RENEW_ERRORS_METRIC,
+      certificate: 'serving',
       exitAfterMs: 0,
       clock,
       logger: logger.child({ certificate: 'serving' }),
