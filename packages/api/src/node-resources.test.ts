@@ -43,6 +43,10 @@ describe('containerResourceValue', () => {
     ['limits.memory', '1Mi', bare, '3'],
     ['limits.ephemeral-storage', '1Gi', bare, '10'],
     ['limits.hugepages-2Mi', undefined, bare, '0'],
+    // The API server writes an unset divisor as "0" (a zero Quantity): it counts as 1.
+    ['limits.cpu', '0', container, '1'],
+    ['limits.memory', '0', container, String(64 * 1024 ** 2)],
+    ['requests.cpu', 0, container, '1'],
   ])('%s in %s of %s is %s', (resource, divisor, c, expected) => {
     expect(containerResourceValue(resource, divisor, c, allocatable)).toBe(expected);
   });

@@ -38,7 +38,8 @@ function allocatableAmount(allocatable: NodeResources, resource: string): number
  * The value of a resourceFieldRef (`limits.cpu`, `requests.memory`, …) of `container`, as upstream
  * ExtractContainerResourceValue after MergeContainerResourceLimits: a limit the container does not
  * set is node allocatable's, an unset request 0; cpu is counted in `divisor`s (default 1 core; `1m`
- * gives millicores), memory, ephemeral storage and hugepages in bytes per divisor, rounded up. What
+ * gives millicores; a zero divisor, which the API server writes for an unset one, counts as 1), memory,
+ * ephemeral storage and hugepages in bytes per divisor, rounded up. What
  * the env of a container and a downwardAPI volume both write. undefined for a resource it does not
  * know; a malformed quantity throws ApiError INVALID_QUANTITY.
  */
@@ -53,7 +54,7 @@ export function containerResourceValue(
   if (resource === undefined || (kind !== 'limits' && kind !== 'requests')) return undefined;
   const set = (list as Record<string, Quantity | undefined> | undefined)?.[resource];
   const unset = kind === 'limits' ? allocatableAmount(allocatable, resource) : 0;
-  const by = divisor ?? '1';
+  const by = divisor === undefined || quantityMilliValue(divisor) === 0 ? '1' : divisor;
   if (resource === 'cpu') {
     const d = quantityMilliValue(by);
     return String(Math.ceil((set !== undefined ? quantityMilliValue(set) : unset) / d));
