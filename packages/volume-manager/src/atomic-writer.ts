@@ -64,6 +64,11 @@ function samePayload(current: Map<string, { data: Buffer; mode: number }>, wante
 export interface AtomicWriteOptions {
   /** Milliseconds since the epoch, for the timestamped directory's name (the injected clock's now()). */
   nowMs: number;
+  /**
+   * Called with the new generation's directory once its files are written, before anyone can see
+   * them (upstream's setPerms: the fsGroup ownership of the files).
+   */
+  beforeSwap?: (generationDir: string) => Promise<void>;
 }
 
 /**
@@ -99,6 +104,7 @@ export async function writeAtomic(targetDir: string, payload: Map<string, FilePr
     await writeFile(full, file.data, { mode: file.mode ?? 0o644 });
     await chmod(full, file.mode ?? 0o644); // writeFile's mode is filtered by the umask
   }
+  await options.beforeSwap?.(tsDir);
 
   // 2. The swap: rename is atomic, so `..data` always points at a complete generation.
   await rm(join(targetDir, DATA_TMP_LINK), { force: true });

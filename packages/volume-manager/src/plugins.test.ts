@@ -125,6 +125,49 @@ describe('emptyDir', () => {
   });
 });
 
+describe('fsGroup ownership (upstream SetVolumeOwnership)', () => {
+  it('an emptyDir is given to the group, setgid, group read-write on what it holds', async () => {
+    const vm = manager();
+    const pod = podWith([{ name: 'cache', emptyDir: {} }], { spec: { volumes: [{ name: 'cache', emptyDir: {} }], securityContext: { fsGroup: 1234 } } });
+    await vm.waitForAttachAndMount(pod);
+    const info = await stat(volDir('empty-dir', 'cache'));
+    expect(info.gid).toBe(1234);
+    expect(info.mode & 0o7777).toBe(0o2777);
+  });
+
+  it('a secret volume: files in the group with group read added (0400 → 0440), directories setgid, kept on resync', async () => {
+    const source = new FakeObjectSource();
+    source.setSecret('default', 'creds', { token: 'abc' });
+    const vm = manager({ sources: source });
+    const volumes: Volume[] = [{ name: 'creds', secret: { secretName: 'creds', defaultMode: 0o400 } }];
+    const pod = podWith(volumes, { spec: { volumes, securityContext: { fsGroup: 1001, runAsUser: 1000 } } });
+    await vm.waitForAttachAndMount(pod);
+    const dir = volDir('secret', 'creds');
+    const file = await stat(join(dir, 'token'));
+    expect(file.gid).toBe(1001);
+    expect(file.mode & 0o7777).toBe(0o440);
+    const generation = await stat(join(dir, await readlink(join(dir, '..data'))));
+    expect(generation.gid).toBe(1001);
+    expect(generation.mode & 0o2000).toBe(0o2000);
+    expect((await stat(dir)).gid).toBe(1001);
+    // Unchanged content: the same generation stays (the raised modes are the payload's own).
+    const before = await readlink(join(dir, '..data'));
+    await vm.waitForAttachAndMount(pod);
+    expect(await readlink(join(dir, '..data'))).toBe(before);
+  });
+
+  it('without fsGroup nothing changes group', async () => {
+    const source = new FakeObjectSource();
+    source.setSecret('default', 'creds', { token: 'abc' });
+    const vm = manager({ sources: source });
+    const pod = podWith([{ name: 'creds', secret: { secretName: 'creds', defaultMode: 0o400 } }]);
+    await vm.waitForAttachAndMount(pod);
+    const file = await stat(join(volDir('secret', 'creds'), 'token'));
+    expect(file.gid).toBe(0);
+    expect(file.mode & 0o7777).toBe(0o400);
+  });
+});
+
 describe('hostPath', () => {
   const failure = async (path: string, type: string) => {
     const err = await rejection(manager().waitForAttachAndMount(podWith([{ name: 'h', hostPath: { path, type } }])));

@@ -10,6 +10,7 @@ import type { PluginName } from '../paths.js';
 import { PLUGIN_NAMES, podVolumeDir } from '../paths.js';
 import type { ConfigMapSecretSource, TokenSource } from '../types.js';
 import { checkHostPathType } from './hostpath.js';
+import { ownedFileMode, podVolumeOwnership, setVolumeOwnership } from './ownership.js';
 import type { Payload, PayloadContext } from './payloads.js';
 import { configMapPayload, downwardAPIPayload, projectedPayload, secretPayload } from './payloads.js';
 
@@ -79,6 +80,8 @@ export function emptyDirPlugin(ctx: PluginContext): VolumePlugin {
       }
       // Upstream: emptyDir is world-writable (0777) so that any container user can write to it.
       await chmod(dir, 0o777);
+      const ownership = podVolumeOwnership(pod);
+      if (ownership !== undefined) await setVolumeOwnership(dir, ownership, false);
     },
   };
 }
@@ -119,7 +122,15 @@ function payloadPlugin(
       );
       await mkdir(dir, { recursive: true, mode: 0o750 });
       if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
-      await writeAtomic(dir, payload, { nowMs: ctx.now() });
+      const ownership = podVolumeOwnership(pod);
+      if (ownership === undefined) {
+        await writeAtomic(dir, payload, { nowMs: ctx.now() });
+        return;
+      }
+      // The modes ownership gives are the payload's own, so an unchanged object is not rewritten.
+      for (const file of payload.values()) file.mode = ownedFileMode(file.mode ?? 0o644, true);
+      await writeAtomic(dir, payload, { nowMs: ctx.now(), beforeSwap: (generation) => setVolumeOwnership(generation, ownership, true) });
+      await setVolumeOwnership(dir, { ...ownership, onRootMismatch: true }, true);
     },
   };
 }
