@@ -39,11 +39,13 @@ describe('CRI log reading', () => {
   it('joins partial lines and drops the CRI framing', () => {
     expect(
       parseCriLog('2026-01-01T00:00:00Z stdout P ab\n2026-01-01T00:00:00Z stdout F cd\n2026-01-01T00:00:00Z stderr F \nbroken\n'),
-    ).toEqual(['abcd', '']);
+    ).toEqual(['abcd\n', '\n']);
     // Tagged records ("P:x") and lines without a valid timestamp, as cri-client's parser reads them.
     expect(parseCriLog('2026-01-01T00:00:00Z stdout P:x ab\n2026-01-01T00:00:00Z stdout F:x cd\nyesterday stdout F ef\n')).toEqual([
-      'abcd',
+      'abcd\n',
     ]);
+    // Output that did not end in a newline (`echo -n DONE`) keeps none: the termination message is "DONE".
+    expect(parseCriLog('2026-01-01T00:00:00Z stdout F a\n2026-01-01T00:00:00Z stdout P DONE\n')).toEqual(['a\n', 'DONE']);
   });
 
   it('keeps the last 80 lines, at most 2 KiB', async () => {

@@ -38,7 +38,8 @@ async function readFileTail(path: string, maxBytes: number): Promise<Buffer> {
 
 /**
  * The container's output from CRI log lines (cri-client's parser), joining partial ('P') records
- * in file order as upstream's ReadLogs writes them. Lines that do not parse are skipped.
+ * in file order as upstream's ReadLogs writes them: each complete line with its newline, a last
+ * partial one (output that did not end in a newline) without. Lines that do not parse are skipped.
  */
 export function parseCriLog(text: string): string[] {
   const lines: string[] = [];
@@ -56,7 +57,7 @@ export function parseCriLog(text: string): string[] {
       partial += content;
       continue;
     }
-    lines.push(partial + content);
+    lines.push(`${partial}${content}\n`);
     partial = '';
   }
   if (partial !== '') lines.push(partial);
@@ -84,7 +85,7 @@ export async function readLastLogLines(
   const firstNewline = text.indexOf('\n');
   if (raw.length === 64 * 1024 && firstNewline >= 0) text = text.slice(firstNewline + 1);
   const lines = parseCriLog(text).slice(-maxLines);
-  const joined = lines.map((l) => `${l}\n`).join('');
+  const joined = lines.join('');
   const bytes = Buffer.from(joined, 'utf8');
   return bytes.length <= maxBytes ? joined : bytes.subarray(bytes.length - maxBytes).toString('utf8');
 }
