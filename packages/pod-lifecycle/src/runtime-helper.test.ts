@@ -96,9 +96,19 @@ describe('createRuntimeHelper', () => {
       .then((o) => expect(o.hostname).toBe('a'.repeat(62)));
   });
 
-  it('does not manage /etc/hosts for host-network pods, pods without IP, or containers mounting their own', async () => {
-    const hostNet = makePod({ hostNetwork: true });
-    expect((await helper().generateRunContainerOptions(hostNet, hostNet.spec.containers[0]!, ['192.168.1.10'])).mounts).toEqual([]);
+  it("gives host-network pods the node's hosts file with their host aliases (upstream nodeHostsFileContent)", async () => {
+    const nodeHosts = join(root, 'node-hosts');
+    await writeFile(nodeHosts, '127.0.0.1\tlocalhost\n10.0.0.5\tnode-a\n');
+    const pod = makePod({ hostNetwork: true, spec: { hostAliases: [{ ip: '123.45.67.89', hostnames: ['foo', 'bar'] }] } });
+    const options = await helper({ nodeHostsFile: nodeHosts }).generateRunContainerOptions(pod, pod.spec.containers[0]!, ['192.168.1.10']);
+    const hostsPath = join(root, 'pods', pod.metadata.uid, 'etc-hosts');
+    expect(options.mounts).toEqual([{ containerPath: '/etc/hosts', hostPath: hostsPath, readOnly: false, selinuxRelabel: true }]);
+    expect(await readFile(hostsPath, 'utf8')).toBe(
+      '# Kubernetes-managed hosts file (host network).\n127.0.0.1\tlocalhost\n10.0.0.5\tnode-a\n\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n',
+    );
+  });
+
+  it('does not manage /etc/hosts for pod-network pods without IP, or containers mounting their own', async () => {
     const noIp = makePod();
     expect((await helper().generateRunContainerOptions(noIp, noIp.spec.containers[0]!, [])).mounts).toEqual([]);
     const own = makePod();

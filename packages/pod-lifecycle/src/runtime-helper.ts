@@ -10,7 +10,7 @@ import type { DnsConfig } from './internal/dns.js';
 import { makeEnvironmentVariables } from './internal/env.js';
 import type { ConfigMapSecretSource } from './internal/env.js';
 import type { ServiceLister } from './internal/service-env.js';
-import { ensureHostsFile, managedHostsFileContent } from './internal/hosts-file.js';
+import { ensureHostsFile, managedHostsFileContent, nodeHostsFileContent } from './internal/hosts-file.js';
 import { makePodDataDirs, podDir } from './internal/pod-dirs.js';
 import type { VolumeProvider } from './types.js';
 
@@ -43,6 +43,8 @@ export interface RuntimeHelperDeps {
   clusterDomain?: string;
   /** The cgroup parent of a pod's sandbox (from the cgroup manager); undefined by default. */
   getPodCgroupParent?: (pod: Pod) => string | undefined;
+  /** The node's hosts file, the base of host-network pods' /etc/hosts (default /etc/hosts). */
+  nodeHostsFile?: string;
   logger?: Logger;
 }
 
@@ -113,13 +115,19 @@ export function createRuntimeHelper(deps: RuntimeHelperDeps): RuntimeHelper {
       });
       const mounts: ContainerMount[] = deps.volumes !== undefined ? await deps.volumes.getMountsForContainer(pod, container) : [];
 
-      // The kubelet manages /etc/hosts of pod-network pods that have an IP, unless the container mounts its own.
+      // The kubelet manages /etc/hosts of pods that have an IP and of host-network pods (the node's file plus
+      // hostAliases), unless the container mounts its own (upstream shouldMountHostsFile).
       const ownsEtcHosts = mounts.some((m) => m.containerPath === '/etc/hosts');
-      if (pod.spec.hostNetwork !== true && podIPs.length > 0 && !ownsEtcHosts) {
+      const hostNetwork = pod.spec.hostNetwork === true;
+      if ((hostNetwork || podIPs.length > 0) && !ownsEtcHosts) {
         await makePodDataDirs(deps.rootDir, pod.metadata.uid);
         const hostsPath = join(podDir(deps.rootDir, pod.metadata.uid), 'etc-hosts');
+        const aliases = pod.spec.hostAliases ?? [];
         try {
-          await ensureHostsFile(hostsPath, managedHostsFileContent(podIPs, hostname, domain, pod.spec.hostAliases ?? []));
+          const content = hostNetwork
+            ? nodeHostsFileContent(await readFile(deps.nodeHostsFile ?? '/etc/hosts', 'utf8'), aliases)
+            : managedHostsFileContent(podIPs, hostname, domain, aliases);
+          await ensureHostsFile(hostsPath, content);
         } catch (err) {
           throw new PodLifecycleError('POD_DIR_ERROR', `failed to write ${hostsPath}: ${errorMessage(err)}`);
         }

@@ -3,6 +3,19 @@ import { access, writeFile } from 'node:fs/promises';
 import type { HostAlias } from '@kubelet-ts/api';
 
 const MANAGED_HOSTS_HEADER = '# Kubernetes-managed hosts file.\n';
+const MANAGED_HOSTS_HEADER_HOST_NETWORK = '# Kubernetes-managed hosts file (host network).\n';
+
+function hostAliasEntries(hostAliases: readonly HostAlias[]): string {
+  if (hostAliases.length === 0) return '';
+  let out = '\n# Entries added by HostAliases.\n';
+  for (const alias of hostAliases) out += `${alias.ip}\t${(alias.hostnames ?? []).join('\t')}\n`;
+  return out;
+}
+
+/** The /etc/hosts of a host-network pod (upstream nodeHostsFileContent): the node's own, then hostAliases. */
+export function nodeHostsFileContent(nodeHosts: string, hostAliases: readonly HostAlias[] = []): string {
+  return MANAGED_HOSTS_HEADER_HOST_NETWORK + nodeHosts + hostAliasEntries(hostAliases);
+}
 
 /** The kubelet-managed /etc/hosts of a pod: localhost lines, the pod IPs with the hostname, then hostAliases. */
 export function managedHostsFileContent(
@@ -21,11 +34,7 @@ export function managedHostsFileContent(
   for (const ip of podIPs) {
     out += hostDomainName !== '' ? `${ip}\t${hostname}.${hostDomainName}\t${hostname}\n` : `${ip}\t${hostname}\n`;
   }
-  if (hostAliases.length > 0) {
-    out += '\n# Entries added by HostAliases.\n';
-    for (const alias of hostAliases) out += `${alias.ip}\t${(alias.hostnames ?? []).join('\t')}\n`;
-  }
-  return out;
+  return out + hostAliasEntries(hostAliases);
 }
 
 /** Writes the hosts file unless it exists already (upstream never rewrites it for a pod). */
