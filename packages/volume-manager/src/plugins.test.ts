@@ -256,6 +256,22 @@ describe('configMap and secret', () => {
     ]);
   });
 
+  it('volume roots any container user can enter, as upstream: 0777 on disk (configMap), 1777 on tmpfs (secret)', async () => {
+    const source = new FakeObjectSource();
+    source.setConfigMap('default', 'cfg', { a: '1' });
+    source.setSecret('default', 'creds', { b: '2' });
+    const vm = manager({ sources: source });
+    const pod = podWith([
+      { name: 'config', configMap: { name: 'cfg', items: [{ key: 'a', path: 'path/to/a' }] } },
+      { name: 'creds', secret: { secretName: 'creds' } },
+    ]);
+    await vm.waitForAttachAndMount(pod);
+    expect((await stat(volDir('configmap', 'config'))).mode & 0o7777).toBe(0o777);
+    expect((await stat(volDir('secret', 'creds'))).mode & 0o7777).toBe(0o1777);
+    // Nested item directories are world-traversable too.
+    expect((await stat(join(volDir('configmap', 'config'), 'path', 'to'))).mode & 0o777).toBe(0o755);
+  });
+
   it('writes only the listed items at their paths and modes; a missing key fails unless optional', async () => {
     const source = new FakeObjectSource();
     source.setConfigMap('default', 'cfg', { a: '1', b: '2' });

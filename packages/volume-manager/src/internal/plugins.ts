@@ -121,7 +121,10 @@ function payloadPlugin(
         volume,
       );
       await mkdir(dir, { recursive: true, mode: 0o750 });
-      if (tmpfs) await mountTmpfs(ctx, dir, ['mode=0755', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
+      // The wrapped emptyDir's root, as upstream: 0777 on disk, a tmpfs's own 1777 in memory (any
+      // container user reaches the files; the files' modes decide who reads them).
+      if (tmpfs) await mountTmpfs(ctx, dir, ['mode=1777', `size=${memoryVolumeSize(ctx, pod, undefined)}`]);
+      else await chmod(dir, 0o777);
       const ownership = podVolumeOwnership(pod);
       if (ownership === undefined) {
         await writeAtomic(dir, payload, { nowMs: ctx.now() });
