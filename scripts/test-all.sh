@@ -37,8 +37,8 @@ npx turbo run check:api --output-logs=errors-only --continue || status=1
 step "unit tests"
 npx turbo run test:unit --concurrency=2 --continue || status=1
 
-step "upstream components (scripts/upstream/build.sh: control plane, kubelet, kubectl, containerd 2, crictl)"
-bash scripts/upstream/build.sh --only control-plane,kubelet,kubectl,containerd,crictl || status=1
+step "upstream components (scripts/upstream/build.sh: control plane, kubelet, kubectl, containerd 2, crictl, e2e.test)"
+bash scripts/upstream/build.sh --only control-plane,kubelet,kubectl,containerd,crictl,conformance || status=1
 
 # The real control plane is up for every integration suite: the API-mode packages test against it.
 step "control plane (scripts/control-plane.sh)"
@@ -70,6 +70,8 @@ for containerd in 1 2; do
   if [ "$containerd" = 2 ]; then
     step "upstream kubelet $KUBELET_TS_K8S_VERSION joins the control plane and runs a pod (containerd $KUBELET_TS_CONTAINERD_VERSION)"
     node scripts/smoke/upstream-kubelet.mjs || status=1
+    step "node conformance: the CI subset of the upstream e2e [NodeConformance] specs against kubelet-ts (docs/conformance.md)"
+    node scripts/conformance/run.mjs --subset ci --no-setup || status=1
   fi
 done
 

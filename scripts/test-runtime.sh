@@ -11,6 +11,8 @@
 #   bash scripts/test-runtime.sh restart-containerd  SIGKILL containerd and start it again (shims survive)
 #   bash scripts/test-runtime.sh stop-containerd     stop containerd, remove its socket
 #   bash scripts/test-runtime.sh start-containerd    start containerd with the same config
+#   bash scripts/test-runtime.sh conformance-images  build the upstream e2e specs' images, push them
+#                                                    to the registry, write the e2e repo list
 #
 # KUBELET_TS_CONTAINERD selects the runtime: 1 (default) is Debian's containerd 1.6; 2 is
 # containerd 2 built from the Go module proxy by scripts/upstream/build.sh (version pinned in
@@ -54,7 +56,8 @@ HTTP_IMAGE=localhost/kubelet-ts/http-echo:test
 IMAGE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 APT_PACKAGES=(containerd runc containernetworking-plugins docker-registry skopeo busybox-static
-  gcc libc6-dev libcrypt-dev iproute2 iptables util-linux prometheus)
+  gcc libc6-dev libcrypt-dev iproute2 iptables util-linux prometheus
+  curl netcat-openbsd) # the last two go into the conformance images (scripts/runtime/conformance-images.sh)
 # Links to /bin/busybox in the busybox and http-echo images (like `busybox --install -s /bin`).
 BUSYBOX_APPLETS=(sh sleep cat echo ls nc httpd touch rm mkdir test true false date env id ps kill
   wget tail head seq dd grep mount df hostname printf
@@ -999,6 +1002,11 @@ main() {
     restart-containerd) select_containerd && cmd_restart_containerd ;;
     stop-containerd) select_containerd && cmd_stop_containerd ;;
     start-containerd) select_containerd && cmd_start_containerd ;;
+    conformance-images)
+      # shellcheck source=runtime/conformance-images.sh
+      source "$RUNTIME_SRC/conformance-images.sh"
+      cmd_conformance_images
+      ;;
     *)
       sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
       exit 2

@@ -22,6 +22,10 @@ const CGROUP_FS = '/sys/fs/cgroup';
  * @param {number} [o.port] kubelet API port (default 10250, bound to the node IP only)
  * @param {number} [o.healthzPort] on 127.0.0.1 (default 10348, away from kubelet-ts' 10248)
  * @param {object} [o.config] more KubeletConfiguration fields
+ * @param {string[]} [o.command] run this instead of the upstream binary, with the same flags and
+ *   configuration file (e.g. [process.execPath, 'apps/kubelet/dist/main.js'] for kubelet-ts: the
+ *   conformance runner's drop-in comparison)
+ * @param {string} [o.name] what the log lines call this kubelet (default "upstream kubelet")
  * @param {(line: string) => void} [o.log]
  */
 export async function startUpstreamKubelet(o) {
@@ -31,9 +35,11 @@ export async function startUpstreamKubelet(o) {
   const healthzPort = o.healthzPort ?? 10348;
   const log = o.log ?? (() => {});
   const dir = path.resolve(o.dir);
+  const name = o.name ?? 'upstream kubelet';
   const bin = path.join(need(env, 'KUBELET_TS_UPSTREAM_BIN_DIR'), 'kubelet');
-  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run bash scripts/upstream/build.sh --only kubelet`);
-  const cgroupRoot = `${need(env, 'KUBELET_TS_CGROUP_ROOT')}/upstream-${nodeName}`;
+  const command = o.command ?? [bin];
+  if (!fs.existsSync(command.at(-1))) throw new Error(`${command.at(-1)} is missing: build it first`);
+  const cgroupRoot = `${need(env, 'KUBELET_TS_CGROUP_ROOT')}/${o.command ? 'kubelet' : 'upstream'}-${nodeName}`;
   for (const sub of ['root', 'pki', 'pod-logs', 'manifests', 'volume-plugins']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
   makeCgroup(cgroupRoot);
 
@@ -79,20 +85,20 @@ export async function startUpstreamKubelet(o) {
     `--node-ip=${nodeIP}`,
     '--v=2',
   ];
-  const child = spawn(bin, args, { stdio: ['ignore', out, out], detached: true });
+  const child = spawn(command[0], [...command.slice(1), ...args], { stdio: ['ignore', out, out], detached: true });
   fs.closeSync(out);
-  log(`upstream kubelet ${nodeName} started (pid ${child.pid}, log ${logFile})`);
+  log(`${name} ${nodeName} started (pid ${child.pid}, log ${logFile})`);
   let exited = null;
   child.on('exit', (code, signal) => (exited = { code, signal }));
 
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (exited) throw new Error(`the upstream kubelet exited (${JSON.stringify(exited)}) during start-up:\n${tail(logFile)}`);
+    if (exited) throw new Error(`the ${name} exited (${JSON.stringify(exited)}) during start-up:\n${tail(logFile)}`);
     if (await healthy(healthzPort)) break;
-    if (Date.now() > deadline) throw new Error(`the upstream kubelet's /healthz did not answer within 90 s:\n${tail(logFile)}`);
+    if (Date.now() > deadline) throw new Error(`the ${name}'s /healthz did not answer within 90 s:\n${tail(logFile)}`);
     await sleep(500);
   }
-  log(`upstream kubelet ${nodeName} healthy`);
+  log(`${name} ${nodeName} healthy`);
 
   return {
     nodeName,
@@ -113,7 +119,7 @@ export async function startUpstreamKubelet(o) {
       unmountUnder(dir);
       removeCgroup(cgroupRoot);
       fs.rmSync(dir, { recursive: true, force: true });
-      log(`upstream kubelet ${nodeName} stopped and cleaned up`);
+      log(`${name} ${nodeName} stopped and cleaned up`);
     },
   };
 }

@@ -8,8 +8,8 @@
 #   bash scripts/upstream/build.sh --list              print the components and their binaries
 #
 # Components: etcd apiserver controller-manager scheduler kubelet kubectl e2e ginkgo agnhost
-#             containerd crictl critest; groups: control-plane (etcd, apiserver,
-#             controller-manager, scheduler), conformance (e2e, ginkgo, agnhost), all.
+#             nonewprivs containerd crictl critest; groups: control-plane (etcd, apiserver,
+#             controller-manager, scheduler), conformance (e2e, ginkgo, agnhost, nonewprivs), all.
 #
 # Environment:
 #   KUBELET_TS_UPSTREAM_BIN_DIR  binaries built elsewhere: nothing is built, the script only
@@ -48,6 +48,7 @@ declare -A BINARIES=(
   [e2e]=e2e.test
   [ginkgo]=ginkgo
   [agnhost]=agnhost
+  [nonewprivs]=nonewprivs
   [containerd]="containerd containerd-shim-runc-v2 ctr"
   [crictl]=crictl
   [critest]=critest
@@ -59,7 +60,7 @@ declare -A VERSION_OF=(
   [crictl]=$CRI_TOOLS_VERSION
   [critest]=$CRI_TOOLS_VERSION
 )
-ORDER=(etcd apiserver controller-manager scheduler kubelet kubectl ginkgo agnhost e2e containerd crictl critest)
+ORDER=(etcd apiserver controller-manager scheduler kubelet kubectl ginkgo agnhost nonewprivs e2e containerd crictl critest)
 
 version_of() { echo "${VERSION_OF[$1]:-$KUBERNETES_VERSION}"; }
 
@@ -69,7 +70,7 @@ expand() {
     case $item in
       all) echo "${ORDER[@]}" ;;
       control-plane) echo etcd apiserver controller-manager scheduler ;;
-      conformance) echo e2e ginkgo agnhost ;;
+      conformance) echo e2e ginkgo agnhost nonewprivs ;;
       *)
         [ -n "${BINARIES[$item]+x}" ] || die "unknown component '$item' (known: ${ORDER[*]}, control-plane, conformance, all)"
         echo "$item"
@@ -199,6 +200,10 @@ build_k8s() {
     agnhost)
       # Static, so that it runs on any image base (kubernetes/kubernetes#110176).
       run_logged agnhost env CGO_ENABLED=0 go build -trimpath -o "$out/agnhost" k8s.io/kubernetes/test/images/agnhost
+      ;;
+    nonewprivs)
+      # The e2e image's one binary (test/images/nonewprivs): prints its effective uid.
+      run_logged nonewprivs env CGO_ENABLED=0 go build -trimpath -o "$out/nonewprivs" k8s.io/kubernetes/test/images/nonewprivs
       ;;
     e2e)
       # A test binary of a dependency: -mod=mod (GOFLAGS) lets go add the sums of its test-only
