@@ -6,10 +6,10 @@
 # Names and tags are those of test/utils/image/manifest.go at the pinned Kubernetes version; the
 # contents follow each image's Dockerfile (test/images/<name>) as far as the specs look:
 #   agnhost     /agnhost (+ agnhost-2) built from its Go package, ENTRYPOINT /agnhost, CMD pause, the
-#               porter certificate, /uploads, the user and group "defined in image", every busybox
-#               applet, bash as sh, curl and netcat-openbsd (the networking specs exec `curl` and
-#               `nc -u` in it; /usr/bin comes before busybox's /bin in PATH)
-#   busybox     busybox with every applet (bash as sh: see full_busybox_entries), CMD sh
+#               porter certificate, /uploads, the user and group "defined in image", busybox, bash,
+#               curl and netcat-openbsd (the networking specs exec `curl` and `nc -u` in it;
+#               /usr/bin comes before busybox's /bin in PATH)
+#   busybox     upstream busybox 1.37.0 with every applet (see build_busybox), CMD sh
 #   nonroot     busybox, USER 1234
 #   nonewprivs  /usr/local/bin/nnp (setuid, prints its effective uid), CMD nnp
 #   nginx       a web server on port 80: busybox httpd serving /usr/share/nginx/html (the specs that
@@ -32,20 +32,45 @@ dynamic_binary_entries() {
   done
 }
 
-# busybox with every applet it has (the e2e specs run far more commands than our own tests), and
-# bash as /bin/sh: Debian's busybox 1.35 ash drops environment variables whose names are not shell
-# identifiers (`data-1`), which the images' busybox 1.37 passes on and the envFrom specs print with
-# `sh -c env`; bash passes them on too.
+# The images' busybox: upstream busybox 1.37.0 (the version of the e2e busybox image), built static
+# from its published source (Debian's pristine orig tarball, checked against its SHA-256) with the
+# default configuration. Debian's own busybox-static will not do: its ash drops environment variables
+# whose names are not identifiers (`data-1`), which upstream's ash passes on and the envFrom specs
+# print with `sh -c env`. Built once into $BIN_DIR (kept by `down`), about a minute on 2 cores.
+BUSYBOX_VERSION=1.37.0
+BUSYBOX_SOURCE=http://deb.debian.org/debian/pool/main/b/busybox/busybox_$BUSYBOX_VERSION.orig.tar.bz2
+BUSYBOX_SHA256=3311dff32e746499f4df0d5df04d7eb396382d7e108bb9250e7b519b837043a4
+
+build_busybox() {
+  local out=$BIN_DIR/busybox-$BUSYBOX_VERSION work=$DIR/tmp/busybox-build
+  [[ -x $out ]] && return 0
+  log "building busybox $BUSYBOX_VERSION from source for the conformance images"
+  rm -rf "$work" && mkdir -p "$work"
+  curl -fsS --retry 3 -o "$work/src.tar.bz2" "$BUSYBOX_SOURCE" || die "could not download $BUSYBOX_SOURCE"
+  echo "$BUSYBOX_SHA256  $work/src.tar.bz2" | sha256sum -c --quiet - || die "$BUSYBOX_SOURCE: checksum mismatch"
+  tar -xjf "$work/src.tar.bz2" -C "$work"
+  (
+    cd "$work/busybox-$BUSYBOX_VERSION"
+    quiet make defconfig
+    # Static, so it runs in any image; tc does not build against current kernel headers.
+    sed -i 's/^# CONFIG_STATIC is not set/CONFIG_STATIC=y/; s/^CONFIG_TC=y/# CONFIG_TC is not set/' .config
+    quiet make -j"$(nproc)"
+  ) || die "could not build busybox $BUSYBOX_VERSION"
+  mv -f "$work/busybox-$BUSYBOX_VERSION/busybox" "$out"
+  rm -rf "$work"
+  log "built busybox $BUSYBOX_VERSION"
+}
+
+# A root filesystem with that busybox and every applet it has (the e2e specs run far more commands
+# than our own tests), /etc/passwd and /etc/group as given.
 full_busybox_entries() {
-  local applet passwd=$1 group=$2
+  local applet passwd=$1 group=$2 busybox=$BIN_DIR/busybox-$BUSYBOX_VERSION
   printf '{"type":"dir","path":"bin","mode":"0755"},\n{"type":"dir","path":"usr","mode":"0755"},\n'
   printf '{"type":"dir","path":"usr/bin","mode":"0755"},\n{"type":"dir","path":"sbin","mode":"0755"},\n'
   printf '{"type":"dir","path":"usr/sbin","mode":"0755"},\n{"type":"dir","path":"etc","mode":"0755"},\n'
-  printf '{"type":"file","path":"bin/busybox","source":"/bin/busybox","mode":"0755"},\n'
-  dynamic_binary_entries /bin/bash
-  printf '{"type":"symlink","path":"bin/sh","target":"bash"},\n'
-  for applet in $(/bin/busybox --list); do
-    [[ $applet == busybox || $applet == sh ]] && continue
+  printf '{"type":"file","path":"bin/busybox","source":"%s","mode":"0755"},\n' "$busybox"
+  for applet in $("$busybox" --list); do
+    [[ $applet == busybox ]] && continue
     printf '{"type":"symlink","path":"bin/%s","target":"/bin/busybox"},\n' "$applet"
   done
   printf '{"type":"file","path":"etc/passwd","mode":"0644","content":%s},\n' "$(json_string "$passwd")"
@@ -66,6 +91,7 @@ cmd_conformance_images() {
   k8s_dir=$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" |
     sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [[ -d $k8s_dir/test/images/agnhost/porter ]] || die "k8s.io/kubernetes@$KUBERNETES_VERSION is not in the module cache"
+  build_busybox
 
   local passwd=$'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n'
   local group=$'root:x:0:\nnogroup:x:65534:\n'
@@ -76,7 +102,7 @@ cmd_conformance_images() {
   busybox=$(full_busybox_entries "$passwd" "$group")
   agnhost="$(full_busybox_entries "${passwd}user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh"$'\n' \
     "${group}user-defined-in-image:x:1000:"$'\n'"group-defined-in-image:x:50000:user-defined-in-image"$'\n'),
-$(dynamic_binary_entries /usr/bin/curl)$(dynamic_binary_entries /usr/bin/nc.openbsd)
+$(dynamic_binary_entries /usr/bin/curl)$(dynamic_binary_entries /usr/bin/nc.openbsd)$(dynamic_binary_entries /bin/bash)
 {\"type\":\"symlink\",\"path\":\"usr/bin/nc\",\"target\":\"nc.openbsd\"},
 {\"type\":\"file\",\"path\":\"agnhost\",\"source\":\"$upstream_bin/agnhost\",\"mode\":\"0755\"},
 {\"type\":\"symlink\",\"path\":\"agnhost-2\",\"target\":\"agnhost\"},
