@@ -128,7 +128,9 @@ describe('emptyDir', () => {
 describe('fsGroup ownership (upstream SetVolumeOwnership)', () => {
   it('an emptyDir is given to the group, setgid, group read-write on what it holds', async () => {
     const vm = manager();
-    const pod = podWith([{ name: 'cache', emptyDir: {} }], { spec: { volumes: [{ name: 'cache', emptyDir: {} }], securityContext: { fsGroup: 1234 } } });
+    const pod = podWith([{ name: 'cache', emptyDir: {} }], {
+      spec: { volumes: [{ name: 'cache', emptyDir: {} }], securityContext: { fsGroup: 1234 } },
+    });
     await vm.waitForAttachAndMount(pod);
     const info = await stat(volDir('empty-dir', 'cache'));
     expect(info.gid).toBe(1234);
