@@ -21,6 +21,14 @@ function attributes(tag) {
 }
 
 /**
+ * A spec's name without the label list ginkgo appends (" [sig-node, NodeConformance]"): the e2e
+ * specs carry their labels in their text too. Idempotent.
+ */
+export function specName(name) {
+  return name.replace(/ \[[^[\]]*, [^[\]]*\]$/, '');
+}
+
+/**
  * @param {string} xml a ginkgo v2 JUnit report
  * @returns {{ name: string, state: 'passed'|'failed'|'skipped', seconds: number, message?: string }[]}
  */
@@ -32,7 +40,7 @@ export function parseJunit(xml) {
     let name = attrs.name ?? '';
     // Ginkgo names spec nodes "[It] <full text>"; suite-level nodes ([BeforeSuite]…) are not specs.
     if (!name.startsWith('[It] ')) continue;
-    name = name.slice(5).trim();
+    name = specName(name.slice(5).trim());
     const failure = /<(failure|error)\b([^>]*)>([\s\S]*?)<\/\1>|<(failure|error)\b([^>]*)\/>/.exec(body);
     const skipped = /<skipped\b([^>]*)\/?>/.exec(body);
     const spec = { name, state: 'passed', seconds: Number(attrs.time ?? 0) };

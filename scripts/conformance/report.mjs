@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Writes docs/conformance.md from the recorded full runs (conformance/results/latest-kubelet-ts.json
-// and latest-upstream.json) and the reasons found for each failure (conformance/failures.json:
-// { "<spec name>": { "kubelet-ts"?: "<cause, and the fix or issue>", "upstream"?: "<cause>" } }).
+// and latest-upstream.json), the reasons found for each failure (conformance/failures.json:
+// { "<spec name>": { "kubelet-ts"?: "<cause, and the fix or issue>", "upstream"?: "<cause>" } }) and
+// the history of what the suite found (conformance/fixes.md).
 //
 //   node scripts/conformance/report.mjs [--check]    --check: exit 1 if the file is not up to date
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { specName } from './junit.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RESULTS = path.join(REPO, 'conformance/results');
@@ -25,7 +27,7 @@ if (!ours || !upstream) {
   process.exit(2);
 }
 
-const byName = (run) => new Map(run.specs.map((s) => [s.name, s]));
+const byName = (run) => new Map(run.specs.map((s) => [specName(s.name), s]));
 const oursByName = byName(ours);
 const upstreamByName = byName(upstream);
 const names = [...new Set([...oursByName.keys(), ...upstreamByName.keys()])].sort();
@@ -92,6 +94,9 @@ else {
   }
   lines.push('');
 }
+
+const fixes = path.join(REPO, 'conformance/fixes.md');
+if (fs.existsSync(fixes)) lines.push('## What the suite found in kubelet-ts', '', fs.readFileSync(fixes, 'utf8').trim(), '');
 
 lines.push('## Every spec', '', '| spec | kubelet-ts | upstream |', '|---|---|---|');
 for (const n of names) lines.push(`| ${escape(n)} | ${cell(oursByName.get(n))} | ${cell(upstreamByName.get(n))} |`);

@@ -198,6 +198,8 @@ function summarize(specs) {
 
 async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  // What is tested is the tree at the start (a "+" marks uncommitted changes).
+  const commit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : '+');
   const runDir = path.join(process.env.KUBELET_TS_CONFORMANCE_DIR ?? '/var/tmp/kubelet-ts-conformance', `${opts.kubelet}-${stamp}`);
   fs.mkdirSync(runDir, { recursive: true });
   log(`run dir ${runDir}`);
@@ -240,7 +242,7 @@ async function main() {
     const result = {
       kubelet: opts.kubelet,
       date: new Date().toISOString(),
-      commit: git('rev-parse', '--short', 'HEAD'),
+      commit,
       kubernetesVersion: env.KUBELET_TS_K8S_VERSION,
       containerd: env.KUBELET_TS_CONTAINERD_VERSION,
       focus,
