@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
+# turbo's cache outside the checkout, like Go's: a clean clone on a machine that built the same
+# sources before reuses their outputs (turbo hashes every input; tests are never cached).
+export TURBO_CACHE_DIR=${TURBO_CACHE_DIR:-/var/cache/kubelet-ts/turbo}
 
 if ! command -v node >/dev/null 2>&1; then
   echo "setup: Node.js 20.19+ is required (not found on PATH)" >&2
