@@ -34,6 +34,8 @@ step "layer rules (dependency-cruiser)"
 npm run --silent check:layers || status=1
 step "published shape (publint, attw)"
 npx turbo run check:publish --output-logs=errors-only --continue || status=1
+step "docs/conformance.md is generated from conformance/results (scripts/conformance/report.mjs)"
+node scripts/conformance/report.mjs --check || status=1
 step "API reports (api-extractor)"
 npx turbo run check:api --output-logs=errors-only --continue || status=1
 
