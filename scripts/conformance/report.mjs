@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes docs/conformance.md from the recorded full runs (conformance/results/latest-kubelet-ts.json
-// and latest-upstream.json), the reasons found for each failure (conformance/failures.json:
+// Writes docs/conformance.md from the newest recorded full run of each kubelet
+// (conformance/results/<kubelet>-<date>.json), the reasons found for each failure (conformance/failures.json:
 // { "<spec name>": { "kubelet-ts"?: "<cause, and the fix or issue>", "upstream"?: "<cause>" } }) and
 // the history of what the suite found (conformance/fixes.md).
 //
@@ -19,8 +19,16 @@ function readJson(file) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-const ours = readJson(path.join(RESULTS, 'latest-kubelet-ts.json'));
-const upstream = readJson(path.join(RESULTS, 'latest-upstream.json'));
+/** The newest `<kubelet>-YYYY-MM-DD.json` of the results (ISO dates sort as strings). */
+function newestRun(kubelet) {
+  const files = fs.existsSync(RESULTS)
+    ? fs.readdirSync(RESULTS).filter((f) => new RegExp(`^${kubelet}-\\d{4}-\\d{2}-\\d{2}\\.json$`).test(f))
+    : [];
+  return files.length === 0 ? undefined : readJson(path.join(RESULTS, files.sort().at(-1)));
+}
+
+const ours = newestRun('kubelet-ts');
+const upstream = newestRun('upstream');
 const reasons = readJson(path.join(REPO, 'conformance/failures.json')) ?? {};
 if (!ours || !upstream) {
   process.stderr.write('report: record a full run of each kubelet first (npm run conformance -- --record [--kubelet upstream])\n');

@@ -11,7 +11,8 @@
 //   --focus     a ginkgo focus regex, instead of '\[NodeConformance\]'
 //   --skip      a ginkgo skip regex (default '\[Flaky\]|\[Disruptive\]|\[Feature:.+\]')
 //   --procs     parallel ginkgo processes (default 2; [Serial] specs run alone at the end)
-//   --record    keep the results in conformance/results/ (latest-<kubelet>.json and a dated copy)
+//   --record    keep the results in conformance/results/<kubelet>-<date>.json (docs/conformance.md
+//               is generated from the newest of each kubelet)
 //   --keep      leave the runtime and the control plane up afterwards (they are torn down otherwise,
 //               unless they were already up when the run started)
 //   --no-setup  do not build or start anything: the test bed is up (used by the CI wrapper)
@@ -134,9 +135,10 @@ function removeConformanceImages(env) {
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 120_000,
     });
-  const prefix = `${env.KUBELET_TS_REGISTRY}/`;
+  // The images `test-runtime.sh conformance-images` pushed, one per line.
+  const pushed = new Set(fs.readFileSync(path.join(RUNTIME_DIR, 'conformance/images.txt'), 'utf8').split('\n').filter(Boolean));
   const refs = JSON.parse(crictl('images', '-o', 'json')).images.flatMap((i) => i.repoTags ?? []);
-  const ours = refs.filter((r) => r.startsWith(`${prefix}e2e-test-images/`) || r === `${prefix}pause:3.10.1`);
+  const ours = refs.filter((r) => pushed.has(r));
   if (ours.length > 0) crictl('rmi', ...ours);
   log(`removed ${ours.length} conformance image tags from containerd`);
 }
@@ -256,9 +258,7 @@ async function main() {
     if (opts.record) {
       const dir = path.join(REPO, 'conformance/results');
       fs.mkdirSync(dir, { recursive: true });
-      const text = `${JSON.stringify(result, null, 2)}\n`;
-      fs.writeFileSync(path.join(dir, `latest-${opts.kubelet}.json`), text);
-      fs.writeFileSync(path.join(dir, `${opts.kubelet}-${stamp.slice(0, 10)}.json`), text);
+      fs.writeFileSync(path.join(dir, `${opts.kubelet}-${stamp.slice(0, 10)}.json`), `${JSON.stringify(result, null, 2)}\n`);
       log(`recorded in ${dir}`);
     }
     const s = result.summary;

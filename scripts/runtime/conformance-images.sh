@@ -134,7 +134,7 @@ $(dynamic_binary_entries /usr/bin/curl)$(dynamic_binary_entries /usr/bin/nc.open
   specs+=("$(write_spec conformance/pause "$registry/pause:3.10.1" "{$env,\"Entrypoint\":[\"/pause\"]}" \
     "{\"type\":\"file\",\"path\":\"pause\",\"source\":\"$BIN_DIR/pause\",\"mode\":\"0755\"}")")
 
-  local output line spec ref
+  local output line spec ref refs=()
   output=$(TMPDIR=$DIR/tmp node "$RUNTIME_SRC/build-image.mjs" "${specs[@]}") || die "could not build the conformance images"
   while read -r line; do
     [[ $line == *" built" ]] && log "built image ${line% built}"
@@ -142,8 +142,11 @@ $(dynamic_binary_entries /usr/bin/curl)$(dynamic_binary_entries /usr/bin/nc.open
   for spec in "${specs[@]}"; do
     ref=$(sed -n 's/^{"ref":"\([^"]*\)".*/\1/p' "$spec")
     push_image "$(sed -n 's/.*"out":"\([^"]*\)".*/\1/p' "$spec" | head -n 1)" "$ref"
+    refs+=("$ref")
   done
   write_repo_list "$registry"
+  # The runner removes exactly these from containerd before a run, so that each run pulls them.
+  printf '%s\n' "${refs[@]}" >"$DIR/conformance/images.txt"
   log "conformance images pushed to $registry; repo list: $DIR/conformance/repo-list.yaml"
 }
 
