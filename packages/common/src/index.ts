@@ -19,3 +19,5 @@ export type { CommandContext, CommandLine, CommandLineProcess } from './cli.js';
 export { parseMountInfo } from './mountinfo.js';
 export type { MountPoint } from './mountinfo.js';
 export { abortable } from './abort.js';
+export { goByteSlice, spewForHash } from './go-spew.js';
+export type { GoValue } from './go-spew.js';

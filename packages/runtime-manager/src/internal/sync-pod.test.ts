@@ -178,18 +178,20 @@ describe('syncPod: restarts', () => {
     expect(result.results[0]?.message).toBe('back-off 20s restarting failed container=app pod=web_prod(uid-1)');
   });
 
-  it('a changed spec kills the running container and starts a new one', async () => {
+  it('a new image kills the running container and starts a new one; other spec changes do not (upstream 1.31+)', async () => {
     const env = setup();
     const pod = makePod();
     await sync(env, pod);
-    const changed = makePod({ containers: [{ ...app, command: ['sleep', '1000'] }, side] });
+    const newCommand = await sync(env, makePod({ containers: [{ ...app, command: ['sleep', '1000'] }, side] }));
+    expect(summary(newCommand.results)).toEqual([]);
+    const changed = makePod({ containers: [{ ...app, image: 'busybox:2' }, side] });
     const result = await sync(env, changed);
     expect(summary(result.results)).toEqual(['KillContainer:app', 'StartContainer:app']);
     expect(env.runtime.callsOf('stopContainer')).toHaveLength(1);
     const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
     const running = status.containers.filter((c) => c.state === 'running').map((c) => [c.name, c.restartCount, c.hash]);
     expect(running.sort()).toEqual([
-      ['app', 1, hashContainer({ ...app, command: ['sleep', '1000'] })],
+      ['app', 1, hashContainer({ ...app, image: 'busybox:2' })],
       ['side', 0, hashContainer(side)],
     ]);
   });
