@@ -44,6 +44,8 @@ npx turbo run test:unit --concurrency=2 --continue || status=1
 
 step "upstream components (scripts/upstream/build.sh: control plane, kubelet, kubectl, containerd 2, crictl, e2e.test)"
 bash scripts/upstream/build.sh --only control-plane,kubelet,kubectl,containerd,crictl,conformance || status=1
+step "upstream facts: the unit tests' static pod UID / container hash vectors and the Pod's Go layout are the upstream kubelet's (scripts/upstream/podfacts/vectors.sh --check)"
+bash scripts/upstream/podfacts/vectors.sh --check || status=1
 
 # The real control plane is up for every integration suite: the API-mode packages test against it.
 step "control plane (scripts/control-plane.sh)"

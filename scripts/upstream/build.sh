@@ -8,7 +8,7 @@
 #   bash scripts/upstream/build.sh --list              print the components and their binaries
 #
 # Components: etcd apiserver controller-manager scheduler kubelet kubectl e2e ginkgo agnhost
-#             nonewprivs containerd crictl critest; groups: control-plane (etcd, apiserver,
+#             nonewprivs podfacts containerd crictl critest; groups: control-plane (etcd, apiserver,
 #             controller-manager, scheduler), conformance (e2e, ginkgo, agnhost, nonewprivs), all.
 #
 # Environment:
@@ -49,6 +49,7 @@ declare -A BINARIES=(
   [ginkgo]=ginkgo
   [agnhost]=agnhost
   [nonewprivs]=nonewprivs
+  [podfacts]=podfacts
   [containerd]="containerd containerd-shim-runc-v2 ctr"
   [crictl]=crictl
   [critest]=critest
@@ -59,8 +60,10 @@ declare -A VERSION_OF=(
   [containerd]=$CONTAINERD_VERSION
   [crictl]=$CRI_TOOLS_VERSION
   [critest]=$CRI_TOOLS_VERSION
+  # Our own program: rebuilt when its source changes too.
+  [podfacts]="$KUBERNETES_VERSION+$(sha256sum "$SCRIPT_DIR/podfacts/main.go" | cut -c1-12)"
 )
-ORDER=(etcd apiserver controller-manager scheduler kubelet kubectl ginkgo agnhost nonewprivs e2e containerd crictl critest)
+ORDER=(etcd apiserver controller-manager scheduler kubelet kubectl ginkgo agnhost nonewprivs podfacts e2e containerd crictl critest)
 
 version_of() { echo "${VERSION_OF[$1]:-$KUBERNETES_VERSION}"; }
 
@@ -204,6 +207,12 @@ build_k8s() {
     nonewprivs)
       # The e2e image's one binary (test/images/nonewprivs): prints its effective uid.
       run_logged nonewprivs env CGO_ENABLED=0 go build -trimpath -o "$out/nonewprivs" k8s.io/kubernetes/test/images/nonewprivs
+      ;;
+    podfacts)
+      # Our own fact printer (scripts/upstream/podfacts), a package of the wrapper module so that
+      # it runs exactly the kubelet's code: static pod UIDs, container hashes, the Pod's Go layout.
+      rm -rf podfacts && mkdir podfacts && cp "$SCRIPT_DIR/podfacts/main.go" podfacts/
+      run_logged podfacts env CGO_ENABLED=0 go build -trimpath -o "$out/podfacts" ./podfacts
       ;;
     e2e)
       # A test binary of a dependency: -mod=mod (GOFLAGS) lets go add the sums of its test-only

@@ -14,8 +14,19 @@ import { VOLUME_SOURCE_KEYS } from './schemas.js';
  * kubelet's config sources apply. Returns a new object; the input is not modified.
  */
 export function applyPodDefaults(input: Pod): Pod {
-  const pod = structuredClone(input);
+  const pod = applyPodObjectDefaults(input);
   if (pod.metadata.namespace === '') pod.metadata.namespace = DEFAULT_NAMESPACE;
+  return pod;
+}
+
+/**
+ * Exactly what the API decoder's defaulting does to a v1 Pod (SetObjectDefaults_Pod, with the
+ * feature gates at their 1.34 defaults), and nothing else: static pod UIDs hash this form.
+ * Not done: pod-level resources defaulting (spec.resources, beta), which sums container requests.
+ * Returns a new object; the input is not modified.
+ */
+export function applyPodObjectDefaults(input: Pod): Pod {
+  const pod = structuredClone(input);
   const spec = pod.spec;
   spec.dnsPolicy ||= 'ClusterFirst';
   spec.restartPolicy ||= 'Always';
@@ -25,9 +36,13 @@ export function applyPodDefaults(input: Pod): Pod {
   spec.enableServiceLinks ??= true;
 
   // SetDefaults_EphemeralContainer is SetDefaults_Container on the common part.
-  for (const container of [...(spec.initContainers ?? []), ...spec.containers, ...(spec.ephemeralContainers ?? [])]) {
+  for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+    defaultRequestsFromLimits(container);
     defaultContainer(container, spec.hostNetwork === true);
   }
+  // SetDefaults_EphemeralContainer is SetDefaults_Container on the common part; ephemeral
+  // containers take no requests from limits and no host network ports.
+  for (const container of spec.ephemeralContainers ?? []) defaultContainer(container, false);
   for (const volume of spec.volumes ?? []) defaultVolume(volume);
   return pod;
 }
@@ -47,14 +62,6 @@ function defaultContainer(container: Container, hostNetwork: boolean): void {
     // SetDefaults_Pod: with host networking the host port is the container port.
     if (hostNetwork && (port.hostPort === undefined || port.hostPort === 0)) port.hostPort = port.containerPort;
   }
-  // SetDefaults_Pod: requests default to limits, resource by resource.
-  const resources = container.resources;
-  if (resources?.limits !== undefined) {
-    const requests = (resources.requests ??= {});
-    for (const [name, value] of Object.entries(resources.limits)) {
-      if (!(name in requests)) requests[name] = value;
-    }
-  }
   for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) {
     if (probe !== undefined) defaultProbe(probe);
   }
@@ -63,6 +70,19 @@ function defaultContainer(container: Container, hostNetwork: boolean): void {
   for (const env of container.env ?? []) {
     const fieldRef = env.valueFrom?.fieldRef;
     if (fieldRef !== undefined) fieldRef.apiVersion ||= 'v1';
+    const fileKeyRef = (env.valueFrom as { fileKeyRef?: { optional?: boolean } } | undefined)?.fileKeyRef;
+    if (fileKeyRef !== undefined) fileKeyRef.optional ??= false;
+  }
+}
+
+/** SetDefaults_Pod: requests default to limits, resource by resource (regular and init containers). */
+function defaultRequestsFromLimits(container: Container): void {
+  const resources = container.resources;
+  if (resources?.limits !== undefined) {
+    const requests = (resources.requests ??= {});
+    for (const [name, value] of Object.entries(resources.limits)) {
+      if (!(name in requests)) requests[name] = value;
+    }
   }
 }
 
@@ -96,5 +116,42 @@ function defaultVolume(volume: Volume): void {
       if (item.fieldRef !== undefined) item.fieldRef.apiVersion ||= 'v1';
     }
   }
-  if (volume.projected !== undefined) volume.projected.defaultMode ??= DEFAULT_VOLUME_MODE;
+  if (volume.projected !== undefined) {
+    volume.projected.defaultMode ??= DEFAULT_VOLUME_MODE;
+    type ProjectedSource = {
+      downwardAPI?: { items?: { fieldRef?: { apiVersion?: string } }[] };
+      serviceAccountToken?: { expirationSeconds?: number } | null;
+    };
+    for (const source of (volume.projected.sources ?? []) as ProjectedSource[]) {
+      for (const item of source.downwardAPI?.items ?? []) {
+        if (item.fieldRef !== undefined) item.fieldRef.apiVersion ||= 'v1';
+      }
+      // SetDefaults_ServiceAccountTokenProjection: one hour.
+      if (source.serviceAccountToken !== undefined && source.serviceAccountToken !== null)
+        source.serviceAccountToken.expirationSeconds ??= 3600;
+    }
+  }
+  defaultLegacyVolumeSources(volume as unknown as Record<string, Record<string, unknown> | undefined>);
+}
+
+/** The generated defaults of in-tree volume sources (zz_generated.defaults.go). */
+function defaultLegacyVolumeSources(volume: Record<string, Record<string, unknown> | undefined>): void {
+  const orEmpty = (source: Record<string, unknown> | undefined, key: string, value: unknown): void => {
+    if (source !== undefined && (source[key] === undefined || source[key] === '')) source[key] = value;
+  };
+  const orUnset = (source: Record<string, unknown> | undefined, key: string, value: unknown): void => {
+    if (source !== undefined && source[key] === undefined) source[key] = value;
+  };
+  orEmpty(volume.iscsi, 'iscsiInterface', 'default');
+  orEmpty(volume.rbd, 'pool', 'rbd');
+  orEmpty(volume.rbd, 'user', 'admin');
+  orEmpty(volume.rbd, 'keyring', '/etc/ceph/keyring');
+  orUnset(volume.azureDisk, 'cachingMode', 'ReadWrite');
+  orUnset(volume.azureDisk, 'fsType', 'ext4');
+  orUnset(volume.azureDisk, 'readOnly', false);
+  orUnset(volume.azureDisk, 'kind', 'Shared');
+  orEmpty(volume.scaleIO, 'storageMode', 'ThinProvisioned');
+  orEmpty(volume.scaleIO, 'fsType', 'xfs');
+  const claimSpec = (volume.ephemeral?.volumeClaimTemplate as { spec?: Record<string, unknown> } | undefined)?.spec;
+  orUnset(claimSpec, 'volumeMode', 'Filesystem');
 }

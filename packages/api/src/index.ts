@@ -160,7 +160,7 @@ export { hasPodLevelLimit, isSupportedPodLevelResource, podLimits, podRequests, 
 export type { OnInvalidQuantity, PodResourcesOptions, ResourceAmounts } from './pod-resources.js';
 export type { NodeResources } from './node-resources.js';
 
-export { applyPodDefaults, defaultImagePullPolicy } from './defaults.js';
+export { applyPodDefaults, applyPodObjectDefaults, defaultImagePullPolicy } from './defaults.js';
 export { isUntaggedImage, parseImageReference } from './image.js';
 export type { ImageReference } from './image.js';
 export { validatePod } from './validation.js';

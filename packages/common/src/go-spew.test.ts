@@ -22,8 +22,25 @@ describe('spewForHash (go-spew %#v as dump.ForHash configures it)', () => {
           ['Deadline', { kind: 'pointer', type: '*int64' }],
           ['Command', { kind: 'slice', type: '[]string' }],
           ['Args', { kind: 'slice', type: '[]string', items: [] }],
-          ['Ports', { kind: 'slice', type: '[]core.Port', items: [{ kind: 'struct', type: 'core.Port', fields: [['Port', { kind: 'scalar', type: 'int32', text: '80' }]] }] }],
-          ['Refs', { kind: 'slice', type: '[]*core.Ref', items: [{ kind: 'pointer', type: '*core.Ref', target: { kind: 'struct', type: 'core.Ref', fields: [] } }, { kind: 'pointer', type: '*core.Ref' }] }],
+          [
+            'Ports',
+            {
+              kind: 'slice',
+              type: '[]core.Port',
+              items: [{ kind: 'struct', type: 'core.Port', fields: [['Port', { kind: 'scalar', type: 'int32', text: '80' }]] }],
+            },
+          ],
+          [
+            'Refs',
+            {
+              kind: 'slice',
+              type: '[]*core.Ref',
+              items: [
+                { kind: 'pointer', type: '*core.Ref', target: { kind: 'struct', type: 'core.Ref', fields: [] } },
+                { kind: 'pointer', type: '*core.Ref' },
+              ],
+            },
+          ],
         ],
       },
     };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Pod } from '@kubelet-ts/api';
-import { ConfigHashAnnotationKey, ConfigSourceAnnotationKey, parsePod, validatePod } from '@kubelet-ts/api';
-import { canonicalJson } from './internal/json.js';
+import { ConfigHashAnnotationKey, ConfigSourceAnnotationKey, applyPodObjectDefaults, parsePod, validatePod } from '@kubelet-ts/api';
+import { internalPodDump } from './internal/go-pod-dump.js';
 import type { SourceError, StaticPodObjectReference } from './types.js';
 
 /** Where a static pod came from: the kind of source and the file path or URL. */
@@ -14,18 +14,19 @@ export interface StaticPodOrigin {
 }
 
 /**
- * The UID of a static pod, like upstream applyDefaults: a hash of the decoded (API-defaulted) pod
- * followed by `host:<node>file:<path>` for files or `url:<url>` for HTTP. Any change to the
- * manifest therefore gives a new UID. Upstream hashes Go's in-memory struct with FNV-128a; we hash
- * the canonical JSON with SHA-256 truncated to 128 bits, so values differ from upstream's but have
- * the same properties (32 hex characters, deterministic, content-, node- and path-dependent).
+ * The UID of a static pod exactly as the upstream kubelet computes it (applyDefaults in
+ * pkg/kubelet/config/common.go): MD5 over go-spew's dump of the decoded internal core.Pod,
+ * followed by `host:<node>file:<path>` for files or `url:<url>` for HTTP, in hex. `pod` is the
+ * manifest as decoded with the API defaults only (applyPodObjectDefaults), as decodeStaticPod
+ * passes it. Equal UIDs let either kubelet adopt the other's static pods; any change to the
+ * manifest gives a new UID.
  */
 export function staticPodUID(pod: Pod, origin: StaticPodOrigin): string {
-  const hash = createHash('sha256');
-  hash.update(canonicalJson(pod));
-  if (origin.source === 'file') hash.update(`host:${origin.nodeName}file:${origin.location}`);
-  else hash.update(`url:${origin.location}`);
-  return hash.digest('hex').slice(0, 32);
+  const hash = createHash('md5');
+  hash.update(internalPodDump(pod), 'utf8');
+  if (origin.source === 'file') hash.update(`host:${origin.nodeName}file:${origin.location}`, 'utf8');
+  else hash.update(`url:${origin.location}`, 'utf8');
+  return hash.digest('hex');
 }
 
 /**
@@ -92,10 +93,14 @@ export function decodeStaticPod(raw: unknown, origin: StaticPodOrigin, options: 
     ok: false,
     errors: issues.map((i) => ({ source: origin.source, file: origin.location, path: i.path, reason: i.reason })),
   });
-  const decoded = parsePod(raw, origin.location, { validate: false, requireTypeMeta: options.requireTypeMeta ?? true });
+  const decoded = parsePod(raw, origin.location, {
+    validate: false,
+    applyDefaults: false,
+    requireTypeMeta: options.requireTypeMeta ?? true,
+  });
   if (!decoded.ok) return toErrors(decoded.errors);
   if (decoded.pod.metadata.name === '') return toErrors([{ path: 'metadata.name', reason: 'Required value: name is needed for the pod' }]);
-  const pod = applyStaticPodDefaults(decoded.pod, origin);
+  const pod = applyStaticPodDefaults(applyPodObjectDefaults(decoded.pod), origin);
   const issues = [...validatePod(pod), ...findApiObjectReferences(pod, { allow: options.allowedObjectReferences ?? [] })];
   if (issues.length > 0) return toErrors(issues);
   return { ok: true, pod };

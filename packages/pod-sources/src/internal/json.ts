@@ -1,23 +1,5 @@
 import { formatRfc3339Nano } from '@kubelet-ts/api';
 
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const child = (value as Record<string, unknown>)[key];
-      if (child !== undefined) out[key] = sortKeys(child);
-    }
-    return out;
-  }
-  return value;
-}
-
 /** Structural equality of JSON-like values; a property set to `undefined` counts as absent. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -1,4 +1,4 @@
-import type { Container, HTTPGetAction, IntOrString, LifecycleHandler, Probe } from '../../schemas.js';
+import type { Container, HTTPGetAction, LifecycleHandler, Probe } from '../../schemas.js';
 import { httpHeaderName } from '../names.js';
 import type { Issues } from './issues.js';
 import { validatePortNumber, validatePortNumOrName } from './ports.js';
@@ -12,8 +12,8 @@ export function validateProbe(probe: Probe, path: string, c: Container, kind: Pr
   if (handlers.length === 0) issues.required(path, 'must specify a handler type');
   else if (handlers.length > 1) issues.forbidden(`${path}.${handlers[1] ?? ''}`, 'may not specify more than 1 handler type');
   if (probe.exec !== undefined && (probe.exec.command ?? []).length === 0) issues.required(`${path}.exec.command`);
-  if (probe.httpGet !== undefined) validateHttpGet(probe.httpGet, `${path}.httpGet`, c, issues);
-  if (probe.tcpSocket !== undefined) validateProbePort(probe.tcpSocket.port, `${path}.tcpSocket.port`, c, issues);
+  if (probe.httpGet !== undefined) validateHttpGet(probe.httpGet, `${path}.httpGet`, issues);
+  if (probe.tcpSocket !== undefined) validatePortNumOrName(probe.tcpSocket.port, `${path}.tcpSocket.port`, issues);
   if (probe.grpc !== undefined) validatePortNumber(`${path}.grpc.port`, probe.grpc.port, issues);
 
   issues.nonNegative(`${path}.initialDelaySeconds`, probe.initialDelaySeconds);
@@ -31,20 +31,12 @@ export function validateProbe(probe: Probe, path: string, c: Container, kind: Pr
   }
 }
 
-function validateHttpGet(action: HTTPGetAction, path: string, c: Container | undefined, issues: Issues): void {
+function validateHttpGet(action: HTTPGetAction, path: string, issues: Issues): void {
   if (action.path === undefined || action.path === '') issues.required(`${path}.path`);
-  if (c !== undefined) validateProbePort(action.port, `${path}.port`, c, issues);
-  else validatePortNumOrName(action.port, `${path}.port`, issues);
+  // A named port need not exist in the container, as upstream: the probe fails when it runs.
+  validatePortNumOrName(action.port, `${path}.port`, issues);
   issues.enumValue(`${path}.scheme`, action.scheme, SCHEMES);
   (action.httpHeaders ?? []).forEach((h, i) => issues.check(`${path}.httpHeaders[${i}].name`, h.name, httpHeaderName(h.name)));
-}
-
-/** Probes additionally require a named port to exist in the container (stricter than upstream validation). */
-function validateProbePort(port: IntOrString, path: string, c: Container, issues: Issues): void {
-  if (!validatePortNumOrName(port, path, issues) || typeof port === 'number') return;
-  if (!(c.ports ?? []).some((p) => p.name === port)) {
-    issues.invalid(path, port, `must be a port number or the name of a port of container "${c.name}"`);
-  }
 }
 
 export function validateHandler(handler: LifecycleHandler, path: string, grace: number | undefined, issues: Issues): void {
@@ -52,7 +44,7 @@ export function validateHandler(handler: LifecycleHandler, path: string, grace: 
   if (handlers.length === 0) issues.required(path, 'must specify a handler type');
   else if (handlers.length > 1) issues.forbidden(`${path}.${handlers[1] ?? ''}`, 'may not specify more than 1 handler type');
   if (handler.exec !== undefined && (handler.exec.command ?? []).length === 0) issues.required(`${path}.exec.command`);
-  if (handler.httpGet !== undefined) validateHttpGet(handler.httpGet, `${path}.httpGet`, undefined, issues);
+  if (handler.httpGet !== undefined) validateHttpGet(handler.httpGet, `${path}.httpGet`, issues);
   if (handler.tcpSocket !== undefined) validatePortNumOrName(handler.tcpSocket.port, `${path}.tcpSocket.port`, issues);
   if (handler.sleep !== undefined) {
     const seconds = handler.sleep.seconds;

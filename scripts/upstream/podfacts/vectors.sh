@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Regenerates the upstream facts kubelet-ts's unit tests compare against, with the upstream
+# kubelet's own code (podfacts, built from k8s.io/kubernetes at the pinned version):
+#   - packages/pod-sources/test/fixtures/static-pod-uids/vectors.json: for each manifest there,
+#     the static pod UID the kubelet's file source assigns on node "node-a" with the manifests in
+#     /tmp/kubelet-ts-podfacts/manifests, the text it hashes, and the container hashes;
+#   - packages/pod-sources/src/internal/go-pod-layout.ts: the Go layout of core.Pod.
+#
+#   bash scripts/upstream/podfacts/vectors.sh [--check]   --check: fail if either file would change
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+source "$ROOT/scripts/upstream/versions.env"
+bash "$ROOT/scripts/upstream/build.sh" --only podfacts
+BIN=$(bash "$ROOT/scripts/upstream/build.sh" --bin-dir)/podfacts
+FIXTURES=$ROOT/packages/pod-sources/test/fixtures/static-pod-uids
+LAYOUT=$ROOT/packages/pod-sources/src/internal/go-pod-layout.ts
+DIR=/tmp/kubelet-ts-podfacts/manifests
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+rm -rf "$DIR" && mkdir -p "$DIR" && cp "$FIXTURES"/*.yaml "$DIR"/
+"$BIN" vectors node-a "$DIR" >"$OUT/vectors.json"
+"$BIN" layout | KUBERNETES_VERSION=$KUBERNETES_VERSION node "$ROOT/scripts/upstream/podfacts/layout-to-ts.mjs" >"$OUT/layout.ts"
+if [ "${1:-}" = --check ]; then
+  cmp -s "$OUT/vectors.json" "$FIXTURES/vectors.json" || { echo "vectors.json is out of date: run $0" >&2; exit 1; }
+  cmp -s "$OUT/layout.ts" "$LAYOUT" || { echo "go-pod-layout.ts is out of date: run $0" >&2; exit 1; }
+  echo "podfacts: vectors and layout match the upstream kubelet $KUBERNETES_VERSION"
+else
+  cp "$OUT/vectors.json" "$FIXTURES/vectors.json"
+  cp "$OUT/layout.ts" "$LAYOUT"
+  echo "podfacts: wrote $FIXTURES/vectors.json and $LAYOUT"
+fi
