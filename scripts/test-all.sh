@@ -79,6 +79,8 @@ for containerd in 1 2; do
     node scripts/smoke/upstream-kubelet.mjs || status=1
     step "node conformance: the CI subset of the upstream e2e [NodeConformance] specs against kubelet-ts (docs/conformance.md)"
     node scripts/conformance/run.mjs --subset ci --no-setup || status=1
+    step "drop-in: kubelet-ts takes a running node over from the upstream kubelet and hands it back, 0 containers restarted (scripts/adoption/takeover.mjs)"
+    node scripts/adoption/takeover.mjs || status=1
   fi
 done
 

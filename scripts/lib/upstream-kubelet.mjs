@@ -26,6 +26,8 @@ const CGROUP_FS = '/sys/fs/cgroup';
  *   configuration file (e.g. [process.execPath, 'apps/kubelet/dist/main.js'] for kubelet-ts: the
  *   conformance runner's drop-in comparison)
  * @param {string} [o.name] what the log lines call this kubelet (default "upstream kubelet")
+ * @param {string} [o.cgroupName] the cgroup root's last element (default `upstream-<node>`, or
+ *   `kubelet-<node>` with o.command): give both kubelets one name to hand a node over
  * @param {(line: string) => void} [o.log]
  */
 export async function startUpstreamKubelet(o) {
@@ -39,7 +41,7 @@ export async function startUpstreamKubelet(o) {
   const bin = path.join(need(env, 'KUBELET_TS_UPSTREAM_BIN_DIR'), 'kubelet');
   const command = o.command ?? [bin];
   if (!fs.existsSync(command.at(-1))) throw new Error(`${command.at(-1)} is missing: build it first`);
-  const cgroupRoot = `${need(env, 'KUBELET_TS_CGROUP_ROOT')}/${o.command ? 'kubelet' : 'upstream'}-${nodeName}`;
+  const cgroupRoot = `${need(env, 'KUBELET_TS_CGROUP_ROOT')}/${o.cgroupName ?? `${o.command ? 'kubelet' : 'upstream'}-${nodeName}`}`;
   for (const sub of ['root', 'pki', 'pod-logs', 'manifests', 'volume-plugins']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
   makeCgroup(cgroupRoot);
 
@@ -106,15 +108,19 @@ export async function startUpstreamKubelet(o) {
     pid: child.pid,
     logFile,
     dir,
+    /** Stops the kubelet process only (SIGTERM, then SIGKILL after 15 s): its pods, mounts and files stay. */
+    async terminate() {
+      if (exited) return;
+      process.kill(child.pid, 'SIGTERM');
+      const until = Date.now() + 15_000;
+      while (!exited && Date.now() < until) await sleep(100);
+      if (!exited) process.kill(child.pid, 'SIGKILL');
+      while (!exited) await sleep(50);
+      log(`${name} ${nodeName} terminated`);
+    },
     /** Stops the kubelet, removes its pods from the runtime, its mounts, cgroups and files. */
     async stop() {
-      if (!exited) {
-        process.kill(child.pid, 'SIGTERM');
-        const until = Date.now() + 15_000;
-        while (!exited && Date.now() < until) await sleep(100);
-        if (!exited) process.kill(child.pid, 'SIGKILL');
-        while (!exited) await sleep(50);
-      }
+      await this.terminate();
       removePods(env, dir);
       unmountUnder(dir);
       removeCgroup(cgroupRoot);
