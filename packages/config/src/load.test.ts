@@ -316,9 +316,11 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
 
   it('merges feature gates from flags into those of the file', async () => {
     const { config } = ok(
-      await load([`--config=${FILE}`, '--feature-gates=B=true,C=false'], { [FILE]: `${HEADER}featureGates:\n  A: true\n  B: false\n` }),
+      await load([`--config=${FILE}`, '--feature-gates=AllBeta=true,AllAlpha=false'], {
+        [FILE]: `${HEADER}featureGates:\n  UserNamespacesSupport: true\n  AllBeta: false\n`,
+      }),
     );
-    expect(config.featureGates).toEqual({ A: true, B: true, C: false });
+    expect(config.featureGates).toEqual({ UserNamespacesSupport: true, AllBeta: true, AllAlpha: false });
   });
 
   it('lets a flag override one field of a nested struct only', async () => {

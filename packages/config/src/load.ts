@@ -4,6 +4,8 @@ import { parseDocument } from 'yaml';
 import { applyKubeletConfigurationDefaults, effectiveEvictionHard } from './defaults.js';
 import type { KubeletConfiguration } from './defaults.js';
 import type { ConfigIssue } from './errors.js';
+import { resolveFeatureGates } from './feature-gates.js';
+import type { FeatureGates } from './feature-gates.js';
 import { validateKubeletFlags } from './flag-validation.js';
 import { parseKubeletArgs } from './flags.js';
 import type { KubeletFlags } from './flags.js';
@@ -38,7 +40,15 @@ export interface ConfigSources {
 }
 
 export type LoadKubeletConfigurationResult =
-  | { ok: true; config: KubeletConfiguration; flags: KubeletFlags; warnings: string[]; sources: ConfigSources }
+  | {
+      ok: true;
+      config: KubeletConfiguration;
+      flags: KubeletFlags;
+      /** The merged feature gates (upstream defaults, then `featureGates`): `featureGates.isEnabled('X')`. */
+      featureGates: FeatureGates;
+      warnings: string[];
+      sources: ConfigSources;
+    }
   | { ok: false; errors: ConfigIssue[]; warnings: string[] };
 
 // Paths in the file that upstream resolves relative to the file's directory (KubeletConfigurationPathRefs).
@@ -238,6 +248,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   // Defaults: upstream uses its legacy command-line defaults when no --config file is given.
   const config = applyKubeletConfigurationDefaults(merged, { legacy: sources.file === undefined }) as unknown as Record<string, unknown>;
   const fileGates = isRecord(config['featureGates']) ? config['featureGates'] : {};
+  const fileGatesSource = sourceOf(provenance, 'featureGates', 'defaults');
   for (const [path, flag] of setBy) {
     const keys = path.split('.');
     let value = getIn(overrides, keys);
@@ -249,8 +260,17 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   const final = config as unknown as KubeletConfiguration;
   final.evictionHard = effectiveEvictionHard(final);
 
+  // Feature gates: upstream's SetFromMap on the merged map; a gate set by --feature-gates is the flag's.
+  const gateResult = resolveFeatureGates(final.featureGates ?? {});
+  const flagGates = isRecord(overrides['featureGates']) ? overrides['featureGates'] : {};
+  for (const { gate, reason } of gateResult.errors) {
+    const source = gate in flagGates ? (setBy.get('featureGates') ?? 'flags') : fileGatesSource;
+    errors.push({ source, path: `featureGates.${gate}`, reason });
+  }
+  warnings.push(...gateResult.warnings);
+
   const crossIssues: FieldIssue[] = validateKubeletConfiguration(final);
   for (const i of crossIssues) errors.push({ source: sourceOf(provenance, i.path, 'defaults'), path: i.path, reason: i.reason });
   if (errors.length > 0) return { ok: false, errors, warnings };
-  return { ok: true, config: final, flags, warnings, sources };
+  return { ok: true, config: final, flags, featureGates: gateResult.gates, warnings, sources };
 }
