@@ -1,6 +1,7 @@
 import { readFile as fsReadFile, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LENIENT_DECODING_MESSAGE, parseConfigText } from './decode.js';
+import type { UnknownFieldsMode } from './decode.js';
 import { applyKubeletConfigurationDefaults, effectiveEvictionHard } from './defaults.js';
 import type { KubeletConfiguration } from './defaults.js';
 import type { ConfigIssue } from './errors.js';
@@ -23,10 +24,13 @@ export interface LoadKubeletConfigurationOptions {
   /** Resolves a relative --config / --config-dir. Default: process.cwd(). */
   cwd?: string;
   /**
-   * Unknown fields in a file: `'error'` (default) rejects them; `'warn'` drops them with a warning,
-   * which is what upstream does after its strict decoding fails.
+   * Unknown and duplicate fields in a file (upstream's strict decoding errors). `'warn'` (default, as
+   * upstream): the kubelet falls back to lenient decoding, dropping unknown fields and keeping the last
+   * value of a duplicate, each with a warning naming file, field and reason. `'error'` rejects them.
+   * A duplicate field in a --config-dir drop-in is an error either way (upstream decodes drop-ins
+   * strictly, with no fallback).
    */
-  unknownFields?: 'error' | 'warn';
+  unknownFields?: UnknownFieldsMode;
 }
 
 /** Where each part of the final configuration came from. */
@@ -147,9 +151,11 @@ interface LoadedDocument {
 async function loadDocument(
   path: string,
   readFile: (path: string) => Promise<string>,
-  unknownFields: 'error' | 'warn',
+  unknownFields: UnknownFieldsMode,
+  dropIn = false,
 ): Promise<LoadedDocument> {
   const issue = (fieldPath: string, reason: string): ConfigIssue => ({ source: path, path: fieldPath, reason });
+  const issues: ConfigIssue[] = [];
   let text: string;
   try {
     text = await readFile(path);
@@ -157,21 +163,23 @@ async function loadDocument(
     return { issues: [issue('', `cannot read file: ${messageOf(err)}`)], warnings: [] };
   }
   if (text.trim() === '') return { issues: [issue('', 'file is empty')], warnings: [] };
-  // One parser reads YAML and JSON. YAML 1.1 like upstream's sigs.k8s.io/yaml (go-yaml v2), so that
-  // `failSwapOn: yes` means true there and here; duplicate keys are errors (strict decoding).
-  const parsed = parseDocument(text, { version: '1.1', uniqueKeys: true, prettyErrors: false });
-  if (parsed.errors.length > 0) {
-    return { issues: parsed.errors.map((e) => issue('', `invalid YAML/JSON: ${e.message.split('\n')[0] ?? e.message}`)), warnings: [] };
+  const parsed = parseConfigText(text);
+  if (parsed.syntaxErrors.length > 0) {
+    return { issues: parsed.syntaxErrors.map((e) => issue('', `invalid YAML/JSON: ${e}`)), warnings: [] };
   }
-  const raw: unknown = parsed.toJS();
+  const raw = parsed.value;
   if (!isRecord(raw)) return { issues: [issue('', 'expected a KubeletConfiguration object')], warnings: [] };
-
-  const issues: ConfigIssue[] = [];
+  const lenient = unknownFields === 'warn';
+  const warnings: string[] = [];
+  for (const dup of parsed.duplicates) {
+    if (lenient && !dropIn) warnings.push(`${path}: ${dup}: duplicate field, the last value is used (${LENIENT_DECODING_MESSAGE})`);
+    else issues.push(issue(dup, dropIn ? 'duplicate field (drop-ins are decoded strictly, as upstream)' : 'duplicate field'));
+  }
   if (raw['apiVersion'] === undefined) issues.push(issue('apiVersion', `required (must be "${KUBELET_CONFIG_API_VERSION}")`));
   if (raw['kind'] === undefined) issues.push(issue('kind', `required (must be "${KUBELET_CONFIG_KIND}")`));
   const result = validateDocument(raw, { unknownFields });
   issues.push(...result.issues.map((i) => issue(i.path, i.reason)));
-  const warnings = result.ignored.map((p) => `${path}: ${p}: unknown field ignored`);
+  warnings.push(...result.ignored.map((p) => `${path}: ${p}: unknown field, ignored (${LENIENT_DECODING_MESSAGE})`));
   if (issues.length > 0 || result.value === undefined) return { issues, warnings };
 
   const doc = result.value as Record<string, unknown>;
@@ -194,7 +202,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   const readFile = options.readFile ?? ((path: string) => fsReadFile(path, 'utf8'));
   const readDir = options.readDir ?? ((path: string) => readdir(path));
   const cwd = options.cwd ?? process.cwd();
-  const unknownFields = options.unknownFields ?? 'error';
+  const unknownFields = options.unknownFields ?? 'warn';
 
   const args = parseKubeletArgs(options.argv);
   const { flags, overrides, setBy } = args;
@@ -233,7 +241,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
     }
     for (const name of names) {
       const path = join(dir, name);
-      const loaded = await loadDocument(path, readFile, unknownFields);
+      const loaded = await loadDocument(path, readFile, unknownFields, true);
       errors.push(...loaded.issues);
       warnings.push(...loaded.warnings);
       if (loaded.doc !== undefined) {
