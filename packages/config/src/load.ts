@@ -3,9 +3,11 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { LENIENT_DECODING_MESSAGE, parseConfigText } from './decode.js';
 import type { UnknownFieldsMode } from './decode.js';
 import { applyKubeletConfigurationDefaults, effectiveEvictionHard } from './defaults.js';
+import { DEFAULT_EVICTION_HARD } from './eviction.js';
 import type { KubeletConfiguration } from './defaults.js';
 import type { ConfigIssue } from './errors.js';
 import { resolveFeatureGates } from './feature-gates.js';
+import { refusedSettings } from './refusals.js';
 import type { FeatureGates } from './feature-gates.js';
 import { validateKubeletFlags } from './flag-validation.js';
 import { parseKubeletArgs } from './flags.js';
@@ -83,18 +85,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Objects merge key by key; maps, lists and scalars from `over` replace (like unmarshalling a drop-in over the config). */
-function mergeStructs(
-  base: Record<string, unknown>,
-  over: Record<string, unknown>,
-  structs: ReadonlySet<string>,
-  prefix = '',
-): Record<string, unknown> {
+/**
+ * A drop-in over the configuration so far, as upstream's JSON merge patch (RFC 7386): every object —
+ * struct or map (`evictionHard`, `featureGates`) — merges key by key; lists and scalars replace.
+ */
+function mergePatch(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
     const current = out[key];
-    out[key] = structs.has(path) && isRecord(current) && isRecord(value) ? mergeStructs(current, value, structs, path) : value;
+    out[key] = isRecord(current) && isRecord(value) ? mergePatch(current, value) : value;
   }
   return out;
 }
@@ -239,13 +238,15 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
     } catch (err) {
       errors.push({ source: dir, path: '', reason: `cannot read directory: ${messageOf(err)}` });
     }
+    // Upstream merges drop-ins over the --config file as loaded, which has the default evictionHard when it sets none.
+    if (sources.file !== undefined && merged['evictionHard'] === undefined) merged['evictionHard'] = { ...DEFAULT_EVICTION_HARD };
     for (const name of names) {
       const path = join(dir, name);
       const loaded = await loadDocument(path, readFile, unknownFields, true);
       errors.push(...loaded.issues);
       warnings.push(...loaded.warnings);
       if (loaded.doc !== undefined) {
-        merged = mergeStructs(merged, loaded.doc, STRUCT_PATHS);
+        merged = mergePatch(merged, loaded.doc);
         recordProvenance(provenance, loaded.doc, path);
         sources.dropIns.push(path);
       }
@@ -276,6 +277,13 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
     errors.push({ source, path: `featureGates.${gate}`, reason });
   }
   warnings.push(...gateResult.warnings);
+
+  // No setting silently ignored: one kubelet-ts does not do is an error unless it has upstream's default.
+  const defaults = applyKubeletConfigurationDefaults({}, { legacy: sources.file === undefined }) as unknown as Record<string, unknown>;
+  for (const { name, reason } of refusedSettings(config, defaults, flags)) {
+    if (name.startsWith('--')) errors.push({ source: `flag ${name}`, path: '', reason });
+    else errors.push({ source: sourceOf(provenance, name, 'defaults'), path: name, reason });
+  }
 
   const crossIssues: FieldIssue[] = validateKubeletConfiguration(final);
   for (const i of crossIssues) errors.push({ source: sourceOf(provenance, i.path, 'defaults'), path: i.path, reason: i.reason });
