@@ -22,12 +22,16 @@ describe('feature gates (upstream 1.34 registry)', () => {
     const result = await load(['--feature-gates=NoSuchGate=true']);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors).toEqual([{ source: 'flag --feature-gates', path: 'featureGates.NoSuchGate', reason: 'unrecognized feature gate: NoSuchGate' }]);
+    expect(result.errors).toEqual([
+      { source: 'flag --feature-gates', path: 'featureGates.NoSuchGate', reason: 'unrecognized feature gate: NoSuchGate' },
+    ]);
   });
 
   it('names the file for a gate the file set, even when --feature-gates adds others', async () => {
     const result = await load(['--feature-gates=AllAlpha=false'], 'featureGates:\n  Typo: true\n');
-    expect(result.ok ? [] : result.errors).toEqual([{ source: FILE, path: 'featureGates.Typo', reason: 'unrecognized feature gate: Typo' }]);
+    expect(result.ok ? [] : result.errors).toEqual([
+      { source: FILE, path: 'featureGates.Typo', reason: 'unrecognized feature gate: Typo' },
+    ]);
   });
 
   it('refuses a locked GA gate set to the other value with upstream message', () => {

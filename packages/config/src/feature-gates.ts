@@ -47,7 +47,8 @@ export function resolveFeatureGates(setting: Readonly<Record<string, boolean>> =
       continue;
     }
     explicit[name] = value;
-    if (spec.stage === 'DEPRECATED') warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
+    if (spec.stage === 'DEPRECATED')
+      warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
     else if (spec.stage === 'GA') warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
   }
   const values: Record<string, boolean> = {};
@@ -59,7 +60,8 @@ export function resolveFeatureGates(setting: Readonly<Record<string, boolean>> =
     explicit,
     isEnabled(name) {
       const value = values[name];
-      if (value === undefined) throw new ConfigError('UNKNOWN_FEATURE_GATE', `feature ${JSON.stringify(name)} is not registered in FeatureGate`);
+      if (value === undefined)
+        throw new ConfigError('UNKNOWN_FEATURE_GATE', `feature ${JSON.stringify(name)} is not registered in FeatureGate`);
       return value;
     },
     toMap: () => ({ ...values }),

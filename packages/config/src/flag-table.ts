@@ -179,7 +179,13 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
     'will be removed in 1.25 or later.',
   ),
   // cAdvisor flags upstream registers by mistake: accepted and type-checked, no effect (as on a CRI node upstream).
-  ...CADVISOR_FLAGS.map(([name, kind]): FlagSpec => ({ name, kind, target: { noOp: true }, usage: 'cAdvisor flag: no effect.', deprecated: CADVISOR_FLAG_DEPRECATION })),
+  ...CADVISOR_FLAGS.map(([name, kind]): FlagSpec => ({
+    name,
+    kind,
+    target: { noOp: true },
+    usage: 'cAdvisor flag: no effect.',
+    deprecated: CADVISOR_FLAG_DEPRECATION,
+  })),
   // kubelet-ts extensions (no upstream equivalent; see the config README).
   f(
     'static-object-dir',
@@ -331,9 +337,19 @@ export const KUBELET_CONFIG_FLAGS: readonly FlagSpec[] = [
   c('seccomp-default', 'bool', 'seccompDefault', 'Use RuntimeDefault as the default seccomp profile.', null),
   c('fail-cgroupv1', 'bool', 'failCgroupV1', 'Prevent the kubelet from starting on a host using cgroup v1.', null),
   c('log-text-split-stream', 'bool', 'logging.options.text.splitStream', '[Alpha] In text format, errors to stderr and info to stdout.'),
-  c('log-text-info-buffer-size', 'quantity', 'logging.options.text.infoBufferSize', '[Alpha] Info messages buffer size with split streams.'),
+  c(
+    'log-text-info-buffer-size',
+    'quantity',
+    'logging.options.text.infoBufferSize',
+    '[Alpha] Info messages buffer size with split streams.',
+  ),
   c('log-json-split-stream', 'bool', 'logging.options.json.splitStream', '[Alpha] In JSON format, errors to stderr and info to stdout.'),
-  c('log-json-info-buffer-size', 'quantity', 'logging.options.json.infoBufferSize', '[Alpha] Info messages buffer size with split streams.'),
+  c(
+    'log-json-info-buffer-size',
+    'quantity',
+    'logging.options.json.infoBufferSize',
+    '[Alpha] Info messages buffer size with split streams.',
+  ),
   // cAdvisor's housekeeping interval, which kubelet-ts' statsHousekeepingInterval is (not deprecated upstream).
   c('housekeeping-interval', 'duration', 'statsHousekeepingInterval', 'Interval between container housekeepings (stats cache).', null),
   // logsapi.AddFlags: kept, not deprecated
