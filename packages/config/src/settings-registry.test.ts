@@ -145,6 +145,19 @@ describe('upstream example configurations start, with only the warnings upstream
     });
   });
 
+  it("the test bed's configuration (scripts/lib/upstream-kubelet.mjs) with its flags", async () => {
+    const argv = [
+      '--config=/tmp/kubelet/config.yaml',
+      '--bootstrap-kubeconfig=/b',
+      '--kubeconfig=/k',
+      '--root-dir=/tmp/kubelet/root',
+      '--v=2',
+    ];
+    const result = await load(argv, { '/tmp/kubelet/config.yaml': example('test-bed.yaml') });
+    expect(errorsOf(result)).toEqual([]);
+    expect(result.ok && result.warnings).toEqual([]);
+  });
+
   it("this repository's examples", async () => {
     for (const name of ['kubelet-config.yaml', 'kubelet-config-cluster.yaml']) {
       const path = join(__dirname, '../../../examples', name);

@@ -166,7 +166,10 @@ export const CONFIG_FIELD_SETTINGS: readonly SettingSpec[] = [
     },
   },
   impl('allowedUnsafeSysctls'),
-  refused('volumePluginDir', 'no FlexVolume plugins'),
+  impl(
+    'volumePluginDir',
+    "checked at start: a FlexVolume driver in it stops the kubelet (kubelet-ts runs none; an empty directory is upstream's behaviour)",
+  ),
   impl('providerID'),
   refused('kernelMemcgNotification', 'memory pressure is seen at each eviction check, not through memcg notifications'),
   impl('logging.format', 'text or json'),

@@ -1,5 +1,13 @@
 import { RecordingLogger } from '@kubelet-ts/common/testing';
-import { HostSetupError, KERNEL_TUNABLES, checkSwap, setMaxOpenFiles, setupHost, setupKernelTunables } from './host-setup.js';
+import {
+  HostSetupError,
+  KERNEL_TUNABLES,
+  checkSwap,
+  checkVolumePluginDir,
+  setMaxOpenFiles,
+  setupHost,
+  setupKernelTunables,
+} from './host-setup.js';
 import type { HostAccess } from './host-setup.js';
 
 const SWAPS_HEADER = 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n';
@@ -21,6 +29,13 @@ function fakeHost(files: Record<string, string>, opts: { readOnly?: boolean; exe
       if (opts.readOnly) throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
       writes.push([path, data]);
       files[path] = data;
+    },
+    readDir: async (path) => {
+      const names = Object.keys(files)
+        .filter((f) => f.startsWith(`${path}/`))
+        .map((f) => f.slice(path.length + 1).split('/')[0] as string);
+      if (names.length === 0) throw enoent(path);
+      return [...new Set(names)];
     },
     exec: async (file, args) => {
       execs.push([file, args]);
@@ -113,17 +128,34 @@ describe('maxOpenFiles (setMaxOpenFiles)', () => {
   });
 });
 
+describe('volumePluginDir (checkVolumePluginDir)', () => {
+  const DIR = '/usr/libexec/kubernetes/kubelet-plugins/volume/exec';
+
+  it('accepts a directory without FlexVolume drivers, or none at all', async () => {
+    await expect(checkVolumePluginDir(DIR, fakeHost({}).host)).resolves.toBeUndefined();
+    await expect(checkVolumePluginDir(DIR, fakeHost({ [`${DIR}/README`]: '' }).host)).resolves.toBeUndefined();
+  });
+
+  it('refuses a FlexVolume driver rather than not running it', async () => {
+    await expect(checkVolumePluginDir(DIR, fakeHost({ [`${DIR}/example.com~nfs/nfs`]: '#!/bin/sh' }).host)).rejects.toMatchObject({
+      code: 'FLEXVOLUME',
+      message: `volumePluginDir ${DIR}: kubelet-ts does not support FlexVolume drivers yet (found example.com~nfs)`,
+    });
+  });
+});
+
 describe('setupHost', () => {
   it('stops at the swap check before touching the kernel', async () => {
     const { host, writes, execs } = fakeHost({ '/proc/swaps': SWAP_ON, ...kernelFiles({ 'kernel/panic': 0 }) });
-    const config = { failSwapOn: true, protectKernelDefaults: false, maxOpenFiles: 1_000_000 };
+    const config = { failSwapOn: true, protectKernelDefaults: false, maxOpenFiles: 1_000_000, volumePluginDir: '/plugins' };
     await expect(setupHost(config, new RecordingLogger(), host)).rejects.toMatchObject({ code: 'SWAP_ON' });
     expect([writes, execs]).toEqual([[], []]);
   });
 
   it('runs every duty on a fit host', async () => {
     const { host, writes, execs } = fakeHost({ '/proc/swaps': SWAPS_HEADER, ...kernelFiles({ 'kernel/panic': 0 }) });
-    await setupHost({ failSwapOn: true, protectKernelDefaults: false, maxOpenFiles: 4096 }, new RecordingLogger(), host);
+    const config = { failSwapOn: true, protectKernelDefaults: false, maxOpenFiles: 4096, volumePluginDir: '/plugins' };
+    await setupHost(config, new RecordingLogger(), host);
     expect(writes).toEqual([['/proc/sys/kernel/panic', '10\n']]);
     expect(execs).toEqual([['prlimit', ['--pid', '4242', '--nofile=4096:4096']]]);
   });

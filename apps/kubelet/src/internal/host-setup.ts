@@ -1,7 +1,8 @@
 /**
  * The kubelet's duties towards its host at start-up, as upstream 1.34 does them: refuse to run with swap
  * on (failSwapOn), check or set the kernel tunables it depends on (protectKernelDefaults), and raise its
- * own open-file limit (maxOpenFiles). Upstream: cmd/kubelet/app/server.go and
+ * own open-file limit (maxOpenFiles); and refuse FlexVolume drivers in volumePluginDir, which kubelet-ts
+ * does not run. Upstream: cmd/kubelet/app/server.go and
  * pkg/kubelet/cm/container_manager_linux.go (NewContainerManager, setupKernelTunables).
  */
 import { execFile } from 'node:child_process';
@@ -16,7 +17,9 @@ export type HostSetupErrorCode =
   /** /proc/swaps could not be read. */
   | 'SWAP_UNKNOWN'
   /** protectKernelDefaults is true and a kernel tunable differs from what the kubelet needs. */
-  | 'KERNEL_DEFAULTS';
+  | 'KERNEL_DEFAULTS'
+  /** volumePluginDir holds FlexVolume drivers. */
+  | 'FLEXVOLUME';
 
 /** Why the host is not fit for the kubelet; the message is upstream's. */
 export class HostSetupError extends defineError<HostSetupErrorCode>('HostSetupError', { defaultCode: 'SWAP_ON' }) {}
@@ -25,6 +28,8 @@ export class HostSetupError extends defineError<HostSetupErrorCode>('HostSetupEr
 export interface HostAccess {
   readFile(path: string): Promise<string>;
   writeFile(path: string, data: string): Promise<void>;
+  /** The names in a directory. */
+  readDir(path: string): Promise<string[]>;
   /** Runs a program; rejects when it cannot be run or exits non-zero. */
   exec(file: string, args: readonly string[]): Promise<void>;
   /** The kubelet's own pid. */
@@ -34,6 +39,7 @@ export interface HostAccess {
 export const realHost: HostAccess = {
   readFile: (path) => fs.readFile(path, 'utf8'),
   writeFile: (path, data) => fs.writeFile(path, data),
+  readDir: (path) => fs.readdir(path),
   exec: (file, args) =>
     new Promise((resolve, reject) => {
       execFile(file, [...args], { timeout: 10_000 }, (err, _stdout, stderr) =>
@@ -140,13 +146,36 @@ export async function setMaxOpenFiles(maxOpenFiles: number, host: Pick<HostAcces
   }
 }
 
+/**
+ * volumePluginDir: upstream probes it for FlexVolume drivers (`<vendor>~<driver>` directories). kubelet-ts
+ * has none, which is upstream's behaviour for a directory without drivers (or none at all); a driver
+ * there is refused rather than silently not run.
+ */
+export async function checkVolumePluginDir(dir: string, host: Pick<HostAccess, 'readDir'>): Promise<void> {
+  let names: string[];
+  try {
+    names = await host.readDir(dir);
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw new HostSetupError('FLEXVOLUME', `volumePluginDir ${dir}: ${errorMessage(err)}`, { cause: err });
+  }
+  const drivers = names.filter((name) => name.includes('~')).sort();
+  if (drivers.length > 0) {
+    throw new HostSetupError(
+      'FLEXVOLUME',
+      `volumePluginDir ${dir}: kubelet-ts does not support FlexVolume drivers yet (found ${drivers.join(', ')})`,
+    );
+  }
+}
+
 /** The host duties in upstream's order; throws HostSetupError when the kubelet must not start. */
 export async function setupHost(
-  config: Pick<KubeletConfiguration, 'failSwapOn' | 'memorySwap' | 'protectKernelDefaults' | 'maxOpenFiles'>,
+  config: Pick<KubeletConfiguration, 'failSwapOn' | 'memorySwap' | 'protectKernelDefaults' | 'maxOpenFiles' | 'volumePluginDir'>,
   logger: Logger,
   host: HostAccess = realHost,
 ): Promise<void> {
   await checkSwap(config, host, logger);
+  await checkVolumePluginDir(config.volumePluginDir, host);
   await setupKernelTunables(config.protectKernelDefaults === true, host, logger);
   await setMaxOpenFiles(config.maxOpenFiles, host, logger);
 }
