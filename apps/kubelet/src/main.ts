@@ -3,6 +3,7 @@
  * (wiring) and the @kubelet-ts libraries (behaviour).
  */
 import { loadOptionsOrExit } from './internal/cli.js';
+import { setupHost } from './internal/host-setup.js';
 import { createKubeletLogger } from './internal/logging.js';
 import { abortOnSignals, applyOomScoreAdj, unlessStopped } from './internal/process.js';
 import { buildKubelet, resolveNode, startupSummary } from './kubelet.js';
@@ -15,6 +16,11 @@ const node = resolveNode(options.flags);
 logger.info('Starting kubelet-ts', startupSummary(options, node));
 const shutdown = abortOnSignals(logger);
 await applyOomScoreAdj(config.oomScoreAdj, logger);
+// failSwapOn, protectKernelDefaults and maxOpenFiles, as upstream; a host the kubelet must not run on stops it.
+await setupHost(config, logger).catch((err: unknown) => {
+  logger.error('Failed to set up the host for the kubelet', { err });
+  process.exit(1);
+});
 
 const kubelet = await unlessStopped(buildKubelet(options, { logger, node, signal: shutdown.signal }), shutdown.signal, logger);
 await kubelet.run(shutdown.signal);

@@ -41,7 +41,6 @@ const DEFAULTS = [
   ['cgroupDriver', 'cgroupfs', 'zero'],
   ['cpuManagerPolicy', 'none', 'zero'],
   ['cpuManagerReconcilePeriod', '10s', 'zero'],
-  ['draManagerReconcilePeriod', '1m0s', 'zero'],
   ['memoryManagerPolicy', 'None', 'zero'],
   ['topologyManagerPolicy', 'none', 'zero'],
   ['topologyManagerScope', 'container', 'zero'],
@@ -76,7 +75,6 @@ const DEFAULTS = [
   ['seccompDefault', false, 'absent'],
   ['failCgroupV1', false, 'absent'],
   ['memoryThrottlingFactor', 0.9, 'absent'],
-  ['memoryReservationPolicy', 'None', 'zero'],
   ['registerNode', true, 'absent'],
   ['localStorageCapacityIsolation', true, 'absent'],
   ['containerRuntimeEndpoint', 'unix:///run/containerd/containerd.sock', 'zero'],
@@ -85,7 +83,6 @@ const DEFAULTS = [
   ['containerLogsDir', '/var/log/containers', 'zero'],
   ['shutdownGracePeriod', '0s', 'absent'],
   ['shutdownGracePeriodCriticalPods', '0s', 'absent'],
-  ['podHousekeepingPeriod', '2s', 'absent'],
 ] as const satisfies ReadonlyArray<readonly [keyof KubeletConfigurationInput, unknown, Unset]>;
 
 type DefaultedKey = (typeof DEFAULTS)[number][0] | 'nodeStatusReportFrequency' | 'serializeImagePulls' | 'evictionHard';
@@ -134,7 +131,6 @@ export const DURATION_FIELDS: readonly string[] = [
   'imageMaximumGCAge',
   'volumeStatsAggPeriod',
   'cpuManagerReconcilePeriod',
-  'draManagerReconcilePeriod',
   'runtimeRequestTimeout',
   'cpuCFSQuotaPeriod',
   'evictionPressureTransitionPeriod',
@@ -142,7 +138,6 @@ export const DURATION_FIELDS: readonly string[] = [
   'shutdownGracePeriod',
   'shutdownGracePeriodCriticalPods',
   'crashLoopBackOff.maxContainerRestartPeriod',
-  'podHousekeepingPeriod',
   'evictionMonitoringPeriod',
   'imageGCPeriod',
   'statsHousekeepingInterval',

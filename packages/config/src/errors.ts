@@ -21,7 +21,9 @@ export type ConfigErrorCode =
   /** A value that is not a Go duration was given to parseDuration/durationMs. */
   | 'INVALID_DURATION'
   /** A malformed `signal<value,...` eviction map. */
-  | 'INVALID_EVICTION_MAP';
+  | 'INVALID_EVICTION_MAP'
+  /** FeatureGates.isEnabled was asked about a gate upstream does not know. */
+  | 'UNKNOWN_FEATURE_GATE';
 
 /** The one error class of @kubelet-ts/config; INVALID_CONFIGURATION errors carry every issue found. */
 export class ConfigError extends defineError<ConfigErrorCode>('ConfigError', { defaultCode: 'INVALID_CONFIGURATION' }) {

@@ -5,6 +5,8 @@ export type FlagKind =
   | 'int32'
   | 'int64'
   | 'float'
+  /** a Kubernetes quantity (`512`, `2Ki`) */
+  | 'quantity'
   | 'duration'
   /** comma-separated list; repeated flags append (pflag StringSlice) */
   | 'stringSlice'
@@ -39,7 +41,6 @@ export type KubeletFlagField =
   | 'nodeIP'
   | 'nodeLabels'
   | 'cloudProvider'
-  | 'cloudConfig'
   | 'lockFile'
   | 'exitOnLockContention'
   | 'runtimeCgroups'
@@ -50,6 +51,7 @@ export type KubeletFlagField =
   | 'minimumContainerTTLDuration'
   | 'maxPerPodContainerCount'
   | 'maxContainerCount'
+  | 'experimentalAllocatableIgnoreEviction'
   | 'staticObjectDir'
   | 'evictStaticPods'
   | 'maxParallelStarts'
@@ -62,8 +64,12 @@ export interface FlagSpec {
   /** A one-letter shorthand (`v`, `h`). */
   short?: string;
   kind: FlagKind;
-  /** Dotted KubeletConfiguration path (`authentication.anonymous.enabled`) or a KubeletFlags field. */
-  target: { config: string } | { flag: KubeletFlagField };
+  /**
+   * Dotted KubeletConfiguration path (`authentication.anonymous.enabled`), a KubeletFlags field, or
+   * `noOp`: accepted and type-checked as upstream, kept in `KubeletFlags.noOpFlags` (flags with no
+   * effect on a kubelet, such as the cAdvisor flags upstream registers by mistake).
+   */
+  target: { config: string } | { flag: KubeletFlagField } | { noOp: true };
   /** pflag's deprecation message; set for every config-field flag, as upstream. */
   deprecated?: string;
   usage: string;
@@ -72,6 +78,31 @@ export interface FlagSpec {
 /** Upstream's deprecation text for every flag that sets a KubeletConfiguration field. */
 export const CONFIG_FLAG_DEPRECATION =
   "This parameter should be set via the config file specified by the Kubelet's --config flag. See https://kubernetes.io/docs/tasks/administer-cluster/kubelet-config-file/ for more information.";
+
+/** Upstream's deprecation text for the cAdvisor flags registered on the kubelet. */
+export const CADVISOR_FLAG_DEPRECATION =
+  'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
+
+const CADVISOR_FLAGS: ReadonlyArray<readonly [string, FlagKind]> = [
+  ['application-metrics-count-limit', 'int64'],
+  ['boot-id-file', 'string'],
+  ['container-hints', 'string'],
+  ['containerd', 'string'],
+  ['containerd-namespace', 'string'],
+  ['enable-load-reader', 'bool'],
+  ['event-storage-age-limit', 'string'],
+  ['event-storage-event-limit', 'string'],
+  ['global-housekeeping-interval', 'duration'],
+  ['log-cadvisor-usage', 'bool'],
+  ['machine-id-file', 'string'],
+  ['storage-driver-buffer-duration', 'duration'],
+  ['storage-driver-db', 'string'],
+  ['storage-driver-host', 'string'],
+  ['storage-driver-password', 'string'],
+  ['storage-driver-secure', 'bool'],
+  ['storage-driver-table', 'string'],
+  ['storage-driver-user', 'string'],
+];
 
 const c = (name: string, kind: FlagKind, config: string, usage: string, deprecated: string | null = CONFIG_FLAG_DEPRECATION): FlagSpec =>
   deprecated === null ? { name, kind, target: { config }, usage } : { name, kind, target: { config }, usage, deprecated };
@@ -90,13 +121,6 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
   f('node-ip', 'string', 'nodeIP', 'IP address (or comma-separated dual-stack addresses) of the node.'),
   f('node-labels', 'map', 'nodeLabels', 'Labels to add when registering the node (key=value,...).'),
   f('cloud-provider', 'string', 'cloudProvider', "The provider for cloud services ('' or 'external')."),
-  f(
-    'cloud-config',
-    'string',
-    'cloudConfig',
-    'The path to the cloud provider configuration file.',
-    'will be removed in 1.25 or later, in favor of removing cloud provider code from Kubelet.',
-  ),
   f('lock-file', 'string', 'lockFile', 'The path to a file to use as a lock.'),
   f('exit-on-lock-contention', 'bool', 'exitOnLockContention', 'Exit upon lock-file contention.'),
   f('runtime-cgroups', 'string', 'runtimeCgroups', 'Absolute name of cgroups to create and run the runtime in.'),
@@ -105,7 +129,7 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
     'string',
     'podInfraContainerImage',
     'Specified image will not be pruned by the image garbage collector.',
-    'will be removed in a future release. Image garbage collector will get sandbox image information from CRI.',
+    'will be removed in 1.35. Image garbage collector will get sandbox image information from CRI.',
   ),
   f(
     'image-credential-provider-config',
@@ -147,6 +171,21 @@ export const KUBELET_CLI_FLAGS: readonly FlagSpec[] = [
     'Maximum number of old container instances to retain globally.',
     'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.',
   ),
+  f(
+    'experimental-allocatable-ignore-eviction',
+    'bool',
+    'experimentalAllocatableIgnoreEviction',
+    'Ignore hard eviction thresholds when computing node allocatable.',
+    'will be removed in 1.25 or later.',
+  ),
+  // cAdvisor flags upstream registers by mistake: accepted and type-checked, no effect (as on a CRI node upstream).
+  ...CADVISOR_FLAGS.map(([name, kind]): FlagSpec => ({
+    name,
+    kind,
+    target: { noOp: true },
+    usage: 'cAdvisor flag: no effect.',
+    deprecated: CADVISOR_FLAG_DEPRECATION,
+  })),
   // kubelet-ts extensions (no upstream equivalent; see the config README).
   f(
     'static-object-dir',
@@ -254,14 +293,6 @@ export const KUBELET_CONFIG_FLAGS: readonly FlagSpec[] = [
   c('cpu-cfs-quota-period', 'duration', 'cpuCFSQuotaPeriod', 'CPU CFS quota period.'),
   c('enable-controller-attach-detach', 'bool', 'enableControllerAttachDetach', 'Let the attach/detach controller manage volumes.'),
   c('make-iptables-util-chains', 'bool', 'makeIPTablesUtilChains', 'Ensure iptables utility chains exist.'),
-  c(
-    'iptables-masquerade-bit',
-    'int32',
-    'iptablesMasqueradeBit',
-    'Has no effect.',
-    'This flag has no effect and will be removed in a future version.',
-  ),
-  c('iptables-drop-bit', 'int32', 'iptablesDropBit', 'Has no effect.', 'This flag has no effect and will be removed in a future version.'),
   c('container-log-max-size', 'string', 'containerLogMaxSize', 'Maximum size of a container log file before rotation.'),
   c('container-log-max-files', 'int32', 'containerLogMaxFiles', 'Maximum number of container log files (>= 2).'),
   c('allowed-unsafe-sysctls', 'stringSlice', 'allowedUnsafeSysctls', 'Allowed unsafe sysctls or patterns.'),
@@ -303,7 +334,24 @@ export const KUBELET_CONFIG_FLAGS: readonly FlagSpec[] = [
   c('reserved-memory', 'reservedMemory', 'reservedMemory', 'Memory reservations per NUMA node (0:memory=1Gi); repeatable.'),
   c('register-node', 'bool', 'registerNode', 'Register the node with the API server.'),
   c('register-with-taints', 'taints', 'registerWithTaints', 'Taints to register the node with (key=value:Effect,...).'),
-  c('seccomp-default', 'bool', 'seccompDefault', 'Use RuntimeDefault as the default seccomp profile.'),
+  c('seccomp-default', 'bool', 'seccompDefault', 'Use RuntimeDefault as the default seccomp profile.', null),
+  c('fail-cgroupv1', 'bool', 'failCgroupV1', 'Prevent the kubelet from starting on a host using cgroup v1.', null),
+  c('log-text-split-stream', 'bool', 'logging.options.text.splitStream', '[Alpha] In text format, errors to stderr and info to stdout.'),
+  c(
+    'log-text-info-buffer-size',
+    'quantity',
+    'logging.options.text.infoBufferSize',
+    '[Alpha] Info messages buffer size with split streams.',
+  ),
+  c('log-json-split-stream', 'bool', 'logging.options.json.splitStream', '[Alpha] In JSON format, errors to stderr and info to stdout.'),
+  c(
+    'log-json-info-buffer-size',
+    'quantity',
+    'logging.options.json.infoBufferSize',
+    '[Alpha] Info messages buffer size with split streams.',
+  ),
+  // cAdvisor's housekeeping interval, which kubelet-ts' statsHousekeepingInterval is (not deprecated upstream).
+  c('housekeeping-interval', 'duration', 'statsHousekeepingInterval', 'Interval between container housekeepings (stats cache).', null),
   // logsapi.AddFlags: kept, not deprecated
   { name: 'v', short: 'v', kind: 'level', target: { config: 'logging.verbosity' }, usage: 'Log verbosity level.' },
   c('vmodule', 'vmodule', 'logging.vmodule', 'Per-file verbosity (pattern=N,...).', null),

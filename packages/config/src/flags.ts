@@ -1,3 +1,4 @@
+import { isValidQuantity } from '@kubelet-ts/api';
 import { durationError, normalizeDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 import type { ConfigIssue } from './errors.js';
@@ -22,7 +23,6 @@ export interface KubeletFlags {
   nodeIP?: string;
   nodeLabels: Record<string, string>;
   cloudProvider?: string;
-  cloudConfig?: string;
   lockFile?: string;
   exitOnLockContention: boolean;
   runtimeCgroups?: string;
@@ -34,6 +34,10 @@ export interface KubeletFlags {
   minimumContainerTTLDuration?: string;
   maxPerPodContainerCount?: number;
   maxContainerCount?: number;
+  /** --experimental-allocatable-ignore-eviction (deprecated upstream). */
+  experimentalAllocatableIgnoreEviction: boolean;
+  /** Flags accepted with no effect (the cAdvisor flags), by name, with their parsed values. */
+  noOpFlags: Record<string, unknown>;
   /** kubelet-ts --static-object-dir: ConfigMap/Secret manifests static pods may reference. */
   staticObjectDir?: string;
   /** kubelet-ts --evict-static-pods: static pods not critical by priority may be evicted (default false, as upstream). */
@@ -152,6 +156,8 @@ const DEFAULT_FLAGS = (): KubeletFlags => ({
   certDir: '/var/lib/kubelet/pki',
   nodeLabels: {},
   exitOnLockContention: false,
+  experimentalAllocatableIgnoreEviction: false,
+  noOpFlags: {},
   evictStaticPods: false,
   version: false,
   help: false,
@@ -182,18 +188,22 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
     const first = !seen.has(spec.name);
     seen.add(spec.name);
     if (first && spec.deprecated !== undefined) warnings.push(`Flag --${spec.name} has been deprecated, ${spec.deprecated}`);
-    const current = (): unknown => ('config' in spec.target ? getPath(overrides, spec.target.config) : flags[spec.target.flag]);
+    const target = spec.target;
+    const current = (): unknown =>
+      'config' in target ? getPath(overrides, target.config) : 'flag' in target ? flags[target.flag] : flags.noOpFlags[spec.name];
     const parsed = parseValue(spec, raw, first ? undefined : current());
     if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
       fail(spec, parsed.error);
       return;
     }
     const value = (parsed as { value: unknown }).value;
-    if ('config' in spec.target) {
-      setPath(overrides, spec.target.config, value);
-      setBy.set(spec.target.config, `flag --${spec.name}`);
+    if ('config' in target) {
+      setPath(overrides, target.config, value);
+      setBy.set(target.config, `flag --${spec.name}`);
+    } else if ('flag' in target) {
+      (flags as unknown as Record<KubeletFlagField, unknown>)[target.flag] = value;
     } else {
-      (flags as unknown as Record<KubeletFlagField, unknown>)[spec.target.flag] = value;
+      flags.noOpFlags[spec.name] = value;
     }
   };
 
@@ -277,6 +287,8 @@ function parseValue(spec: FlagSpec, raw: string, previous: unknown): Parsed {
       const n = Number(raw);
       return raw.trim() === '' || !Number.isFinite(n) ? { error: `invalid argument ${JSON.stringify(raw)}: not a number` } : { value: n };
     }
+    case 'quantity':
+      return isValidQuantity(raw) ? { value: raw } : { error: `invalid quantity ${JSON.stringify(raw)}` };
     case 'duration':
       return durationError(raw) === undefined ? { value: normalizeDuration(raw) } : { error: `invalid duration ${JSON.stringify(raw)}` };
     case 'stringSlice': {

@@ -3,7 +3,13 @@ export type { LoadKubeletConfigurationOptions, LoadKubeletConfigurationResult, C
 export { parseKubeletArgs, kubeletFlagUsage } from './flags.js';
 export { defaultMaxParallelStarts, effectiveMaxParallelStarts, validateKubeletFlags } from './flag-validation.js';
 export type { KubeletFlags, ParsedKubeletArgs } from './flags.js';
-export { KUBELET_FLAGS, KUBELET_CLI_FLAGS, KUBELET_CONFIG_FLAGS, CONFIG_FLAG_DEPRECATION } from './flag-table.js';
+export {
+  KUBELET_FLAGS,
+  KUBELET_CLI_FLAGS,
+  KUBELET_CONFIG_FLAGS,
+  CONFIG_FLAG_DEPRECATION,
+  CADVISOR_FLAG_DEPRECATION,
+} from './flag-table.js';
 export type { FlagSpec, FlagKind, KubeletFlagField } from './flag-table.js';
 export { applyKubeletConfigurationDefaults, DURATION_FIELDS, effectiveEvictionHard } from './defaults.js';
 export type { KubeletConfiguration, KubeletAuthentication, KubeletAuthorization, DefaultingOptions } from './defaults.js';
@@ -18,3 +24,13 @@ export { summarizeConfiguration } from './summary.js';
 export type { ConfigurationSummary } from './summary.js';
 export { ConfigError, formatConfigIssue } from './errors.js';
 export type { ConfigIssue, ConfigErrorCode } from './errors.js';
+export { resolveFeatureGates, KUBELET_FEATURE_GATES } from './feature-gates.js';
+export type { FeatureGates, FeatureGateResult } from './feature-gates.js';
+export type { FeatureGateSpec, FeatureStage } from './gen/upstream-feature-gates.js';
+export { CONFIG_FIELD_SETTINGS, CLI_FLAG_SETTINGS } from './settings-registry.js';
+export type { SettingSpec, SettingStatus } from './settings-registry.js';
+export { refusedSettings } from './refusals.js';
+export type { RefusedSetting } from './refusals.js';
+export { renderConfigurationDoc } from './config-docs.js';
+export { LENIENT_DECODING_MESSAGE } from './decode.js';
+export type { UnknownFieldsMode } from './decode.js';

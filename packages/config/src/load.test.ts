@@ -180,7 +180,7 @@ describe('loadKubeletConfiguration: defaults', () => {
 describe('loadKubeletConfiguration: errors name file, field path and reason', () => {
   it('reports unknown fields with their full path, and every error, not only the first', async () => {
     const yaml = `${HEADER}evictionHard:\n  memory.availble: 100Mi\nsyncFrequency: 1x\nport: 70000\nimageGCHighThresholdPercent: 120\nauthentication:\n  anonymus:\n    enabled: true\nfoo: 1\ncgroupDriver: docker\n`;
-    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: yaml }));
+    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: yaml }, 'error'));
     expect(errors).toEqual(
       expect.arrayContaining([
         `${FILE}: evictionHard.memory.availble: unsupported eviction signal "memory.availble"`,
@@ -196,14 +196,48 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
   });
 
   it('reports unknown fields nested in structs', async () => {
-    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}logging:\n  verbosty: 3\n` }));
+    const errors = errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}logging:\n  verbosty: 3\n` }, 'error'));
     expect(errors).toEqual([`${FILE}: logging.verbosty: unknown field`]);
   });
 
-  it('can downgrade unknown fields to warnings, like upstream lenient decoding', async () => {
-    const result = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}foo: 1\nmaxPods: 7\n` }, 'warn'));
+  it('falls back to lenient decoding by default, as upstream: unknown fields are dropped with a warning', async () => {
+    const result = ok(await load([`--config=${FILE}`], { [FILE]: `${HEADER}foo: 1\nlogging:\n  verbosty: 3\nmaxPods: 7\n` }));
     expect(result.config.maxPods).toBe(7);
-    expect(result.warnings).toEqual([`${FILE}: foo: unknown field ignored`]);
+    expect(result.config.logging).not.toHaveProperty('verbosty');
+    expect(result.warnings).toEqual([
+      `${FILE}: logging.verbosty: unknown field, ignored (Using lenient decoding as strict decoding failed)`,
+      `${FILE}: foo: unknown field, ignored (Using lenient decoding as strict decoding failed)`,
+    ]);
+  });
+
+  it('keeps the last value of a duplicate field with a warning, as upstream (sigs.k8s.io/yaml: last wins)', async () => {
+    const yaml = `${HEADER}maxPods: 1\nauthentication:\n  anonymous:\n    enabled: true\nmaxPods: 2\nauthentication:\n  webhook:\n    enabled: false\n`;
+    const result = ok(await load([`--config=${FILE}`], { [FILE]: yaml }));
+    expect(result.config.maxPods).toBe(2);
+    // the later mapping replaces the earlier one whole: anonymous is back to its default
+    expect(result.config.authentication.anonymous.enabled).toBe(false);
+    expect(result.config.authentication.webhook.enabled).toBe(false);
+    expect(result.warnings).toEqual([
+      `${FILE}: maxPods: duplicate field, the last value is used (Using lenient decoding as strict decoding failed)`,
+      `${FILE}: authentication: duplicate field, the last value is used (Using lenient decoding as strict decoding failed)`,
+    ]);
+  });
+
+  it('keeps other errors fatal in lenient mode, and reports duplicates in JSON files too', async () => {
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}foo: 1\nsyncFrequency: 1x\n` }))).toEqual([
+      `${FILE}: syncFrequency: invalid duration "1x"`,
+    ]);
+    const json = '{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","maxPods":3,"maxPods":4}';
+    const result = ok(await load([`--config=${FILE}`], { [FILE]: json }));
+    expect(result.config.maxPods).toBe(4);
+    expect(result.warnings).toHaveLength(1);
+  });
+
+  it("with unknownFields: 'error', unknown and duplicate fields are errors", async () => {
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: 1\nmaxPods: 2\nfoo: 1\n` }, 'error'))).toEqual([
+      `${FILE}: maxPods: duplicate field`,
+      `${FILE}: foo: unknown field`,
+    ]);
   });
 
   it('reads the kubelet-ts periods (absent by default), normalized, and refuses ones that are not above zero', async () => {
@@ -263,12 +297,9 @@ describe('loadKubeletConfiguration: errors name file, field path and reason', ()
     ]);
   });
 
-  it('reports unreadable, empty, duplicate-key and malformed files', async () => {
+  it('reports unreadable, empty and malformed files', async () => {
     expect(errorsOf(await load(['--config=/missing.yaml']))).toEqual([expect.stringMatching(/^\/missing\.yaml: cannot read file: ENOENT/)]);
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: '\n' }))).toEqual([`${FILE}: file is empty`]);
-    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}maxPods: 1\nmaxPods: 2\n` }))[0]).toMatch(
-      /^\/etc\/kubelet\/config\.yaml: invalid YAML\/JSON: Map keys must be unique/,
-    );
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: '- a\n- b\n' }))).toEqual([
       `${FILE}: expected a KubeletConfiguration object`,
     ]);
@@ -316,9 +347,11 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
 
   it('merges feature gates from flags into those of the file', async () => {
     const { config } = ok(
-      await load([`--config=${FILE}`, '--feature-gates=B=true,C=false'], { [FILE]: `${HEADER}featureGates:\n  A: true\n  B: false\n` }),
+      await load([`--config=${FILE}`, '--feature-gates=AllBeta=true,AllAlpha=false'], {
+        [FILE]: `${HEADER}featureGates:\n  UserNamespacesSupport: true\n  AllBeta: false\n`,
+      }),
     );
-    expect(config.featureGates).toEqual({ A: true, B: true, C: false });
+    expect(config.featureGates).toEqual({ UserNamespacesSupport: true, AllBeta: true, AllAlpha: false });
   });
 
   it('lets a flag override one field of a nested struct only', async () => {
@@ -359,12 +392,26 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
 
   it('names the drop-in file in its errors', async () => {
     const errors = errorsOf(
-      await load([`--config=${FILE}`, '--config-dir=/etc/kubelet/conf.d'], {
-        [FILE]: HEADER,
-        '/etc/kubelet/conf.d/10-a.conf': `${HEADER}maxPod: 3\n`,
-      }),
+      await load(
+        [`--config=${FILE}`, '--config-dir=/etc/kubelet/conf.d'],
+        {
+          [FILE]: HEADER,
+          '/etc/kubelet/conf.d/10-a.conf': `${HEADER}maxPod: 3\n`,
+        },
+        'error',
+      ),
     );
     expect(errors).toEqual(['/etc/kubelet/conf.d/10-a.conf: maxPod: unknown field']);
+  });
+
+  it('refuses a duplicate field in a drop-in even in lenient mode (upstream decodes drop-ins strictly)', async () => {
+    const errors = errorsOf(
+      await load([`--config=${FILE}`, '--config-dir=/etc/kubelet/conf.d'], {
+        [FILE]: HEADER,
+        '/etc/kubelet/conf.d/10-a.conf': `${HEADER}maxPods: 3\nmaxPods: 4\n`,
+      }),
+    );
+    expect(errors).toEqual(['/etc/kubelet/conf.d/10-a.conf: maxPods: duplicate field (drop-ins are decoded strictly, as upstream)']);
   });
 
   it('does not read files for --help or --version', async () => {

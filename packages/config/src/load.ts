@@ -1,9 +1,14 @@
 import { readFile as fsReadFile, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LENIENT_DECODING_MESSAGE, parseConfigText } from './decode.js';
+import type { UnknownFieldsMode } from './decode.js';
 import { applyKubeletConfigurationDefaults, effectiveEvictionHard } from './defaults.js';
+import { DEFAULT_EVICTION_HARD } from './eviction.js';
 import type { KubeletConfiguration } from './defaults.js';
 import type { ConfigIssue } from './errors.js';
+import { resolveFeatureGates } from './feature-gates.js';
+import { refusedSettings } from './refusals.js';
+import type { FeatureGates } from './feature-gates.js';
 import { validateKubeletFlags } from './flag-validation.js';
 import { parseKubeletArgs } from './flags.js';
 import type { KubeletFlags } from './flags.js';
@@ -21,10 +26,13 @@ export interface LoadKubeletConfigurationOptions {
   /** Resolves a relative --config / --config-dir. Default: process.cwd(). */
   cwd?: string;
   /**
-   * Unknown fields in a file: `'error'` (default) rejects them; `'warn'` drops them with a warning,
-   * which is what upstream does after its strict decoding fails.
+   * Unknown and duplicate fields in a file (upstream's strict decoding errors). `'warn'` (default, as
+   * upstream): the kubelet falls back to lenient decoding, dropping unknown fields and keeping the last
+   * value of a duplicate, each with a warning naming file, field and reason. `'error'` rejects them.
+   * A duplicate field in a --config-dir drop-in is an error either way (upstream decodes drop-ins
+   * strictly, with no fallback).
    */
-  unknownFields?: 'error' | 'warn';
+  unknownFields?: UnknownFieldsMode;
 }
 
 /** Where each part of the final configuration came from. */
@@ -38,7 +46,15 @@ export interface ConfigSources {
 }
 
 export type LoadKubeletConfigurationResult =
-  | { ok: true; config: KubeletConfiguration; flags: KubeletFlags; warnings: string[]; sources: ConfigSources }
+  | {
+      ok: true;
+      config: KubeletConfiguration;
+      flags: KubeletFlags;
+      /** The merged feature gates (upstream defaults, then `featureGates`): `featureGates.isEnabled('X')`. */
+      featureGates: FeatureGates;
+      warnings: string[];
+      sources: ConfigSources;
+    }
   | { ok: false; errors: ConfigIssue[]; warnings: string[] };
 
 // Paths in the file that upstream resolves relative to the file's directory (KubeletConfigurationPathRefs).
@@ -69,18 +85,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Objects merge key by key; maps, lists and scalars from `over` replace (like unmarshalling a drop-in over the config). */
-function mergeStructs(
-  base: Record<string, unknown>,
-  over: Record<string, unknown>,
-  structs: ReadonlySet<string>,
-  prefix = '',
-): Record<string, unknown> {
+/**
+ * A drop-in over the configuration so far, as upstream's JSON merge patch (RFC 7386): every object —
+ * struct or map (`evictionHard`, `featureGates`) — merges key by key; lists and scalars replace.
+ */
+function mergePatch(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
     const current = out[key];
-    out[key] = structs.has(path) && isRecord(current) && isRecord(value) ? mergeStructs(current, value, structs, path) : value;
+    out[key] = isRecord(current) && isRecord(value) ? mergePatch(current, value) : value;
   }
   return out;
 }
@@ -137,9 +150,11 @@ interface LoadedDocument {
 async function loadDocument(
   path: string,
   readFile: (path: string) => Promise<string>,
-  unknownFields: 'error' | 'warn',
+  unknownFields: UnknownFieldsMode,
+  dropIn = false,
 ): Promise<LoadedDocument> {
   const issue = (fieldPath: string, reason: string): ConfigIssue => ({ source: path, path: fieldPath, reason });
+  const issues: ConfigIssue[] = [];
   let text: string;
   try {
     text = await readFile(path);
@@ -147,21 +162,23 @@ async function loadDocument(
     return { issues: [issue('', `cannot read file: ${messageOf(err)}`)], warnings: [] };
   }
   if (text.trim() === '') return { issues: [issue('', 'file is empty')], warnings: [] };
-  // One parser reads YAML and JSON. YAML 1.1 like upstream's sigs.k8s.io/yaml (go-yaml v2), so that
-  // `failSwapOn: yes` means true there and here; duplicate keys are errors (strict decoding).
-  const parsed = parseDocument(text, { version: '1.1', uniqueKeys: true, prettyErrors: false });
-  if (parsed.errors.length > 0) {
-    return { issues: parsed.errors.map((e) => issue('', `invalid YAML/JSON: ${e.message.split('\n')[0] ?? e.message}`)), warnings: [] };
+  const parsed = parseConfigText(text);
+  if (parsed.syntaxErrors.length > 0) {
+    return { issues: parsed.syntaxErrors.map((e) => issue('', `invalid YAML/JSON: ${e}`)), warnings: [] };
   }
-  const raw: unknown = parsed.toJS();
+  const raw = parsed.value;
   if (!isRecord(raw)) return { issues: [issue('', 'expected a KubeletConfiguration object')], warnings: [] };
-
-  const issues: ConfigIssue[] = [];
+  const lenient = unknownFields === 'warn';
+  const warnings: string[] = [];
+  for (const dup of parsed.duplicates) {
+    if (lenient && !dropIn) warnings.push(`${path}: ${dup}: duplicate field, the last value is used (${LENIENT_DECODING_MESSAGE})`);
+    else issues.push(issue(dup, dropIn ? 'duplicate field (drop-ins are decoded strictly, as upstream)' : 'duplicate field'));
+  }
   if (raw['apiVersion'] === undefined) issues.push(issue('apiVersion', `required (must be "${KUBELET_CONFIG_API_VERSION}")`));
   if (raw['kind'] === undefined) issues.push(issue('kind', `required (must be "${KUBELET_CONFIG_KIND}")`));
   const result = validateDocument(raw, { unknownFields });
   issues.push(...result.issues.map((i) => issue(i.path, i.reason)));
-  const warnings = result.ignored.map((p) => `${path}: ${p}: unknown field ignored`);
+  warnings.push(...result.ignored.map((p) => `${path}: ${p}: unknown field, ignored (${LENIENT_DECODING_MESSAGE})`));
   if (issues.length > 0 || result.value === undefined) return { issues, warnings };
 
   const doc = result.value as Record<string, unknown>;
@@ -184,7 +201,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   const readFile = options.readFile ?? ((path: string) => fsReadFile(path, 'utf8'));
   const readDir = options.readDir ?? ((path: string) => readdir(path));
   const cwd = options.cwd ?? process.cwd();
-  const unknownFields = options.unknownFields ?? 'error';
+  const unknownFields = options.unknownFields ?? 'warn';
 
   const args = parseKubeletArgs(options.argv);
   const { flags, overrides, setBy } = args;
@@ -221,13 +238,15 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
     } catch (err) {
       errors.push({ source: dir, path: '', reason: `cannot read directory: ${messageOf(err)}` });
     }
+    // Upstream merges drop-ins over the --config file as loaded, which has the default evictionHard when it sets none.
+    if (sources.file !== undefined && merged['evictionHard'] === undefined) merged['evictionHard'] = { ...DEFAULT_EVICTION_HARD };
     for (const name of names) {
       const path = join(dir, name);
-      const loaded = await loadDocument(path, readFile, unknownFields);
+      const loaded = await loadDocument(path, readFile, unknownFields, true);
       errors.push(...loaded.issues);
       warnings.push(...loaded.warnings);
       if (loaded.doc !== undefined) {
-        merged = mergeStructs(merged, loaded.doc, STRUCT_PATHS);
+        merged = mergePatch(merged, loaded.doc);
         recordProvenance(provenance, loaded.doc, path);
         sources.dropIns.push(path);
       }
@@ -238,6 +257,7 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   // Defaults: upstream uses its legacy command-line defaults when no --config file is given.
   const config = applyKubeletConfigurationDefaults(merged, { legacy: sources.file === undefined }) as unknown as Record<string, unknown>;
   const fileGates = isRecord(config['featureGates']) ? config['featureGates'] : {};
+  const fileGatesSource = sourceOf(provenance, 'featureGates', 'defaults');
   for (const [path, flag] of setBy) {
     const keys = path.split('.');
     let value = getIn(overrides, keys);
@@ -249,8 +269,24 @@ export async function loadKubeletConfiguration(options: LoadKubeletConfiguration
   const final = config as unknown as KubeletConfiguration;
   final.evictionHard = effectiveEvictionHard(final);
 
+  // Feature gates: upstream's SetFromMap on the merged map; a gate set by --feature-gates is the flag's.
+  const gateResult = resolveFeatureGates(final.featureGates ?? {});
+  const flagGates = isRecord(overrides['featureGates']) ? overrides['featureGates'] : {};
+  for (const { gate, reason } of gateResult.errors) {
+    const source = gate in flagGates ? (setBy.get('featureGates') ?? 'flags') : fileGatesSource;
+    errors.push({ source, path: `featureGates.${gate}`, reason });
+  }
+  warnings.push(...gateResult.warnings);
+
+  // No setting silently ignored: one kubelet-ts does not do is an error unless it has upstream's default.
+  const defaults = applyKubeletConfigurationDefaults({}, { legacy: sources.file === undefined }) as unknown as Record<string, unknown>;
+  for (const { name, reason } of refusedSettings(config, defaults, flags)) {
+    if (name.startsWith('--')) errors.push({ source: `flag ${name}`, path: '', reason });
+    else errors.push({ source: sourceOf(provenance, name, 'defaults'), path: name, reason });
+  }
+
   const crossIssues: FieldIssue[] = validateKubeletConfiguration(final);
   for (const i of crossIssues) errors.push({ source: sourceOf(provenance, i.path, 'defaults'), path: i.path, reason: i.reason });
   if (errors.length > 0) return { ok: false, errors, warnings };
-  return { ok: true, config: final, flags, warnings, sources };
+  return { ok: true, config: final, flags, featureGates: gateResult.gates, warnings, sources };
 }

@@ -154,7 +154,6 @@ export const kubeletConfigurationSchema = z.strictObject({
   tlsCertFile: z.string().optional(),
   tlsPrivateKeyFile: z.string().optional(),
   tlsCipherSuites: z.array(z.string()).optional(),
-  tlsCurvePreferences: z.array(int32()).optional(),
   tlsMinVersion: z.string().optional(),
   rotateCertificates: z.boolean().optional(),
   serverTLSBootstrap: z.boolean().optional(),
@@ -196,7 +195,6 @@ export const kubeletConfigurationSchema = z.strictObject({
   singleProcessOOMKill: z.boolean().optional(),
   cpuManagerPolicyOptions: stringMap().optional(),
   cpuManagerReconcilePeriod: duration().optional(),
-  draManagerReconcilePeriod: duration().optional(),
   memoryManagerPolicy: oneOf(['None', 'Static'] as const).optional(),
   topologyManagerPolicy: oneOf(['none', 'best-effort', 'restricted', 'single-numa-node'] as const).optional(),
   topologyManagerScope: oneOf(['container', 'pod'] as const).optional(),
@@ -262,7 +260,6 @@ export const kubeletConfigurationSchema = z.strictObject({
   enableDebugFlagsHandler: z.boolean().optional(),
   seccompDefault: z.boolean().optional(),
   memoryThrottlingFactor: z.number().optional(),
-  memoryReservationPolicy: oneOf(['None', 'TieredReservation'] as const).optional(),
   registerWithTaints: z.array(taintSchema).optional(),
   registerNode: z.boolean().optional(),
   tracing: z.strictObject({ endpoint: z.string().optional(), samplingRatePerMillion: int32().optional() }).optional(),
@@ -271,7 +268,6 @@ export const kubeletConfigurationSchema = z.strictObject({
   imageServiceEndpoint: z.string().optional(),
   failCgroupV1: z.boolean().optional(),
   userNamespaces: z.strictObject({ idsPerPod: int64().optional() }).optional(),
-  podHousekeepingPeriod: duration().optional(),
   // kubelet-ts extensions (no upstream field: upstream fixes these periods in code). Absent means
   // upstream's value; integration tests shorten them to see effects within seconds.
   /** How often the eviction manager checks the node (upstream evictionMonitoringPeriod, 10 s). */

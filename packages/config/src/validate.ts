@@ -136,7 +136,6 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
   if (ms(kc.imageMinimumGCAge) < 0) add('imageMinimumGCAge', 'must not be negative');
   if (maxAge > 0 && maxAge <= ms(kc.imageMinimumGCAge))
     add('imageMaximumGCAge', `must be greater than imageMinimumGCAge (${kc.imageMinimumGCAge})`);
-  if (!(ms(kc.draManagerReconcilePeriod) > 0)) add('draManagerReconcilePeriod', 'must be greater than zero');
   const cfsPeriod = ms(kc.cpuCFSQuotaPeriod);
   if (!(cfsPeriod >= 1 && cfsPeriod <= 1000)) add('cpuCFSQuotaPeriod', 'must be between 1ms and 1s, inclusive');
   if (kc.serializeImagePulls && kc.maxParallelImagePulls !== undefined && kc.maxParallelImagePulls > 1) {

@@ -1,5 +1,5 @@
 import { formatConfigIssue, kubeletFlagUsage, loadKubeletConfiguration } from '@kubelet-ts/config';
-import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
+import type { FeatureGates, KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 
 /** The kubelet version we report: the upstream minor we follow, with our own suffix. */
 export const KUBELET_VERSION = 'v1.34.0-kubelet-ts.0.1.0';
@@ -7,6 +7,9 @@ export const KUBELET_VERSION = 'v1.34.0-kubelet-ts.0.1.0';
 export interface KubeletOptions {
   config: KubeletConfiguration;
   flags: KubeletFlags;
+  /** The merged feature gates (upstream 1.34's, then featureGates). */
+  featureGates: FeatureGates;
+  /** Deprecated flags, and unknown or duplicate fields dropped by lenient decoding (as upstream). */
   warnings: string[];
 }
 
@@ -23,12 +26,14 @@ const processIO: CliIO = {
 };
 
 /**
- * Flags and the KubeletConfiguration file, validated. `--help` and `--version` print and exit 0;
- * invalid input prints every problem (file or flag, field, reason) and exits 1, as upstream.
+ * Flags and the KubeletConfiguration file, validated and decoded as upstream does (unknown and
+ * duplicate fields are warnings). `--help` and `--version` print and exit 0; invalid input prints the
+ * warnings and every problem (file or flag, field, reason) and exits 1, as upstream.
  */
 export async function loadOptionsOrExit(argv: readonly string[], io: CliIO = processIO): Promise<KubeletOptions> {
   const result = await loadKubeletConfiguration({ argv });
   if (!result.ok) {
+    for (const warning of result.warnings) io.err(`W kubelet: ${warning}\n`);
     for (const issue of result.errors) io.err(`E kubelet: invalid configuration: ${formatConfigIssue(issue)}\n`);
     io.err(`kubelet-ts: ${result.errors.length} configuration error(s); see --help\n`);
     return io.exit(1);
@@ -43,5 +48,5 @@ export async function loadOptionsOrExit(argv: readonly string[], io: CliIO = pro
     io.out(`Kubernetes ${KUBELET_VERSION}\n`);
     return io.exit(0);
   }
-  return { config: result.config, flags: result.flags, warnings: result.warnings };
+  return { config: result.config, flags: result.flags, featureGates: result.featureGates, warnings: result.warnings };
 }
