@@ -246,6 +246,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     serializeImagePulls: config.serializeImagePulls,
     ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
     cpuCfsQuota: config.cpuCFSQuota,
+    seccompDefault: config.seccompDefault,
     // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
     maxParallelStarts: effectiveMaxParallelStarts(flags),
     // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).

@@ -50,6 +50,12 @@ export interface RuntimeManagerOptions {
   memoryCapacityBytes?: number;
   /** Set a CFS quota from CPU limits (upstream --cpu-cfs-quota, default true). */
   cpuCfsQuota?: boolean;
+  /**
+   * Containers (and ephemeral containers) whose pod and container security contexts name no
+   * seccomp profile run with the runtime's default profile instead of unconfined (upstream
+   * --seccomp-default / `seccompDefault`, default false).
+   */
+  seccompDefault?: boolean;
   /** Timeout of one httpGet lifecycle hook request (default 10 s). */
   httpHookTimeoutMs?: number;
   /**
@@ -96,6 +102,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     runtimeHandler: options.runtimeHandler,
     memoryCapacityBytes: options.memoryCapacityBytes ?? os.totalmem(),
     cpuCfsQuota: options.cpuCfsQuota ?? true,
+    seccompDefault: options.seccompDefault ?? false,
     httpHookTimeoutMs: options.httpHookTimeoutMs ?? 10_000,
     starts: new Semaphore(startLimit(options.maxParallelStarts)),
   };

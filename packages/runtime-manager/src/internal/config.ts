@@ -115,10 +115,11 @@ export function effectiveSecurityContext(pod: Pod, container: Container): Securi
   return sc;
 }
 
-function seccompProfile(sc: SecurityContext): SecurityProfile {
+/** Upstream getSeccompProfile: the container's profile, else the pod's, else the kubelet's default. */
+function seccompProfile(sc: SecurityContext, seccompDefault: boolean): SecurityProfile {
   const profile = sc.seccompProfile;
-  // Upstream default (SeccompDefault off): unconfined unless the spec asks.
-  if (profile === undefined || profile.type === 'Unconfined') return { profileType: 'Unconfined' };
+  if (profile === undefined) return { profileType: seccompDefault ? 'RuntimeDefault' : 'Unconfined' };
+  if (profile.type === 'Unconfined') return { profileType: 'Unconfined' };
   if (profile.type === 'RuntimeDefault') return { profileType: 'RuntimeDefault' };
   return { profileType: 'Localhost', localhostRef: profile.localhostProfile ?? '' };
 }
@@ -148,7 +149,12 @@ export function verifyRunAsNonRoot(pod: Pod, container: Container, user: ImageUs
 }
 
 /** Upstream determineEffectiveSecurityContext → CRI LinuxContainerSecurityContext. */
-export function containerSecurityContext(pod: Pod, container: Container, imageUser?: ImageUser): LinuxContainerSecurityContext {
+export function containerSecurityContext(
+  pod: Pod,
+  container: Container,
+  imageUser?: ImageUser,
+  seccompDefault = false,
+): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   const podSc = pod.spec.securityContext;
   const supplementalGroups = [...(podSc?.fsGroup === undefined ? [] : [podSc.fsGroup]), ...(podSc?.supplementalGroups ?? [])];
@@ -159,7 +165,7 @@ export function containerSecurityContext(pod: Pod, container: Container, imageUs
     capabilities: { addCapabilities: [...(sc.capabilities?.add ?? [])], dropCapabilities: [...(sc.capabilities?.drop ?? [])] },
     noNewPrivs: sc.allowPrivilegeEscalation === false,
     namespaceOptions: namespacesForPod(pod),
-    seccomp: seccompProfile(sc),
+    seccomp: seccompProfile(sc, seccompDefault),
     // No runAsUser in the spec: the image's user, as upstream passes it on.
     ...(sc.runAsUser !== undefined
       ? { runAsUser: { value: sc.runAsUser } }
@@ -190,6 +196,8 @@ export interface ContainerConfigInput {
   runtimeHandler: string | undefined;
   memoryCapacityBytes: number;
   cpuCfsQuota: boolean;
+  /** No profile in the spec means RuntimeDefault rather than Unconfined (seccompDefault). */
+  seccompDefault?: boolean;
   imageUser?: ImageUser;
   /** An ephemeral container's target container ID: its PID namespace is joined. */
   targetId?: string;
@@ -232,7 +240,10 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
         memoryLimitInBytes: resources.memoryLimitInBytes,
         oomScoreAdj: resources.oomScoreAdj,
       },
-      securityContext: withTargetNamespace(containerSecurityContext(pod, container, input.imageUser), input.targetId),
+      securityContext: withTargetNamespace(
+        containerSecurityContext(pod, container, input.imageUser, input.seccompDefault === true),
+        input.targetId,
+      ),
     },
   };
 }

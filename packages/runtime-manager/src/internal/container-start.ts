@@ -197,6 +197,7 @@ async function containerConfig(
     runtimeHandler: ctx.runtimeHandler,
     memoryCapacityBytes: ctx.memoryCapacityBytes,
     cpuCfsQuota: ctx.cpuCfsQuota,
+    seccompDefault: ctx.seccompDefault,
     imageUser,
     ...(targetId === undefined ? {} : { targetId }),
   });

@@ -27,6 +27,7 @@ export interface RuntimeContext {
   readonly runtimeHandler: string | undefined;
   readonly memoryCapacityBytes: number;
   readonly cpuCfsQuota: boolean;
+  readonly seccompDefault: boolean;
   readonly httpHookTimeoutMs: number;
   /** Bounds RunPodSandbox calls and CreateContainer + StartContainer pairs together (maxParallelStarts). */
   readonly starts: Semaphore;

@@ -19,6 +19,22 @@ describe('syncPod: supplementalGroupsPolicy', () => {
   });
 });
 
+describe('syncPod: seccompDefault', () => {
+  it('gives containers without a profile RuntimeDefault when set, Unconfined when not; a profile in the spec wins either way', async () => {
+    const off = setup({ runtimeHandler: undefined });
+    await sync(off, makePod());
+    expect(created(off, 'app')[0]?.linux?.securityContext?.seccomp).toEqual({ profileType: 'Unconfined' });
+
+    const on = setup({ runtimeHandler: undefined, seccompDefault: true });
+    await sync(on, makePod());
+    expect(created(on, 'app')[0]?.linux?.securityContext?.seccomp).toEqual({ profileType: 'RuntimeDefault' });
+
+    const explicit = setup({ runtimeHandler: undefined, seccompDefault: true });
+    await sync(explicit, makePod({ securityContext: { seccompProfile: { type: 'Unconfined' } } }));
+    expect(created(explicit, 'app')[0]?.linux?.securityContext?.seccomp).toEqual({ profileType: 'Unconfined' });
+  });
+});
+
 describe('syncPod: a fresh pod', () => {
   it('creates the sandbox with the upstream config and starts every container', async () => {
     const env = setup({ runtimeHandler: undefined });

@@ -33,8 +33,9 @@ function removeImageNames(repo: string): void {
 const suite = useRuntimeSuite({ connect: newClient, tempPrefix: 'kts-rm-it-' });
 let helper: TestRuntimeHelper;
 
-function manager(): ContainerRuntime {
+function manager(options: { seccompDefault?: boolean } = {}): ContainerRuntime {
   return createRuntimeManager({
+    ...options,
     runtimeService: suite.client.runtime,
     imageService: suite.client.image,
     helper,
@@ -254,6 +255,30 @@ describe('runtime-manager against containerd', () => {
     const caps = (await exec(['sh', '-c', 'grep CapEff /proc/self/status'])).stdout.toString();
     // only CAP_NET_BIND_SERVICE (bit 10) is effective
     expect(caps.trim()).toBe('CapEff:\t0000000000000400');
+  });
+
+  it('seccompDefault: a container with no profile in its spec runs under a seccomp filter only when it is set', async () => {
+    const seccompOf = async (seccompDefault: boolean): Promise<string> => {
+      const rm = manager({ seccompDefault });
+      const pod = testPod(`seccomp-${seccompDefault ? 'on' : 'off'}`, {
+        containers: [{ name: 'plain', image: BUSYBOX, command: ['sh', '-c', 'exec sleep 3600'] }],
+      });
+      suite.track(pod);
+      expect((await syncOnce(rm, pod, shortBackoff())).error).toBeUndefined();
+      const st = await waitFor('running', async () => {
+        const s = await status(rm, pod);
+        return s.containers[0]?.state === 'running' ? s : undefined;
+      });
+      const out = await suite.client.runtime.execSync({
+        containerId: st.containers[0]!.id,
+        cmd: ['grep', '^Seccomp:', '/proc/self/status'],
+        timeout: 10,
+      });
+      return out.stdout.toString().trim();
+    };
+    // 2 = SECCOMP_MODE_FILTER (the runtime's default profile), 0 = unconfined.
+    expect(await seccompOf(true)).toBe('Seccomp:\t2');
+    expect(await seccompOf(false)).toBe('Seccomp:\t0');
   });
 
   it('runs init containers, then a postStart hook whose effect the container sees; a crashing container with FallbackToLogsOnError reports its log tail', async () => {
