@@ -189,9 +189,13 @@ describe('buildKubelet, in-process with fakes', () => {
   it('never claims a mode or a server that is not running in its start-up summary', async () => {
     const node = { nodeName: 'node-a', nodeIPs: ['10.0.0.1'] };
     const api = await loadOptionsOrExit(['--kubeconfig=/etc/kubernetes/kubelet.conf', `--root-dir=${root}`], failingIO);
-    const notServed = 'not served: the authenticated kubelet API (port 10250) is not implemented yet';
-    expect(startupSummary(api, node)).toMatchObject({ mode: 'api-server', server: notServed, ...node });
+    expect(startupSummary(api, node)).toMatchObject({ mode: 'api-server', server: '0.0.0.0:10250', ...node });
+    const disabled = await loadOptionsOrExit(
+      ['--kubeconfig=/etc/kubernetes/kubelet.conf', '--enable-server=false', `--root-dir=${root}`],
+      failingIO,
+    );
+    expect(startupSummary(disabled, node)).toMatchObject({ mode: 'api-server', server: 'disabled' });
     const standalone = await loadOptionsOrExit([`--root-dir=${root}`], failingIO);
-    expect(startupSummary(standalone, node)).toMatchObject({ mode: 'standalone', server: notServed, ...node });
+    expect(startupSummary(standalone, node)).toMatchObject({ mode: 'standalone', server: 'not served in standalone mode', ...node });
   });
 });

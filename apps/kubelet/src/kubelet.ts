@@ -109,7 +109,13 @@ export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>
   return {
     ...summarizeConfiguration(options.config, options.flags),
     mode: api ? 'api-server' : 'standalone',
-    server: 'not served: the authenticated kubelet API (port 10250) is not implemented yet',
+    // The authenticated server needs the API server (authentication and authorization webhooks).
+    server:
+      api && options.config.enableServer
+        ? `${options.config.address}:${options.config.port}`
+        : api
+          ? 'disabled'
+          : 'not served in standalone mode',
     ...node,
   };
 }
