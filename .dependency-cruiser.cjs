@@ -26,6 +26,7 @@ const FLOORS = [
     packages: [
       'admission',
       'certificate-manager',
+      'checkpoint-manager',
       'cgroup-manager',
       'config',
       'container-logs',

@@ -52,6 +52,7 @@ import { createKubeletStats } from './internal/stats.js';
 import { closeAll, supervise, until } from './internal/supervise.js';
 import type { Runnable, SuperviseOptions } from './internal/supervise.js';
 import { createKubeletVolumeManager, staticObjectSource, staticPodObjectReferences } from './internal/volumes.js';
+import { restoreResourceManagerState, setupDataDirs } from './internal/data-dirs.js';
 
 /** Who this node is: its name and IPs, primary first. */
 export interface NodeIdentity {
@@ -495,6 +496,14 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     runtimeState: createRuntimeState({ clock }),
     api,
   };
+  // Upstream setupDataDirs and the CPU and memory managers' checkpoints: the on-disk state both kubelets share.
+  await setupDataDirs(flags.rootDir, ctx.config.podLogsDir);
+  await restoreResourceManagerState({
+    rootDir: flags.rootDir,
+    cpuManagerPolicy: ctx.config.cpuManagerPolicy,
+    memoryManagerPolicy: ctx.config.memoryManagerPolicy,
+    logger: deps.logger.child({ component: 'cm' }),
+  });
   const agents = await buildNodeAgents(ctx, deps);
   // Upstream initializeModules: the containers log dir (symlinks to the container logs) exists before any start.
   await mkdir(ctx.config.containerLogsDir, { recursive: true, mode: 0o755 });

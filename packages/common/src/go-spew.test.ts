@@ -62,5 +62,16 @@ describe('spewForHash (go-spew %#v as dump.ForHash configures it)', () => {
     };
     expect(spewForHash(map)).toBe('(map[string]string)map[B:1 a:3 b:2]');
     expect(spewForHash({ kind: 'map', type: 'map[string]string' })).toBe('(map[string]string)<nil>');
+    const int = (n: number): GoValue => ({ kind: 'scalar', type: 'int', text: String(n) });
+    expect(
+      spewForHash({
+        kind: 'map',
+        type: 'map[int]string',
+        entries: [
+          [int(10), str('x')],
+          [int(2), str('y')],
+        ],
+      }),
+    ).toBe('(map[int]string)map[2:y 10:x]');
   });
 });

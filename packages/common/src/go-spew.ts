@@ -104,10 +104,13 @@ function countStars(type: string): number {
   return type.split('*').length - 1;
 }
 
-// spew sorts string keys by Go's byte-wise string order.
+// spew's sortValues: integer keys by value, string keys in Go's byte-wise string order.
 function sortedEntries(entries: readonly (readonly [GoValue, GoValue])[]): (readonly [GoValue, GoValue])[] {
-  const keyText = (key: GoValue): Buffer => Buffer.from(key.kind === 'scalar' ? key.text : '', 'utf8');
-  return [...entries].sort((a, b) => Buffer.compare(keyText(a[0]), keyText(b[0])));
+  const text = (key: GoValue): string => (key.kind === 'scalar' ? key.text : '');
+  const numeric = entries.every(([key]) => key.kind === 'scalar' && /^u?int(8|16|32|64)?$/.test(key.type));
+  if (numeric)
+    return [...entries].sort((a, b) => (BigInt(text(a[0])) < BigInt(text(b[0])) ? -1 : BigInt(text(a[0])) > BigInt(text(b[0])) ? 1 : 0));
+  return [...entries].sort((a, b) => Buffer.compare(Buffer.from(text(a[0]), 'utf8'), Buffer.from(text(b[0]), 'utf8')));
 }
 
 /** A `[]uint8` GoValue of the bytes of `data` (how spew sees a marshalled JSON document). */

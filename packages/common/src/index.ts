@@ -20,4 +20,5 @@ export { parseMountInfo } from './mountinfo.js';
 export type { MountPoint } from './mountinfo.js';
 export { abortable } from './abort.js';
 export { goByteSlice, spewForHash } from './go-spew.js';
+export { fnv1a32 } from './fnv.js';
 export type { GoValue } from './go-spew.js';

@@ -1,15 +1,8 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { backoffKey, hashContainer } from './hash.js';
-import { fnv1a32 } from './internal/fnv.js';
 import { goJsonString, goJsonStringMap } from './internal/go-json.js';
 
 describe('hashContainer', () => {
-  it('is FNV-1a 32 (known vectors)', () => {
-    expect(fnv1a32('')).toBe(0x811c9dc5);
-    expect(fnv1a32('a')).toBe(0xe40c292c);
-    expect(fnv1a32('foobar')).toBe(0xbf9cf968);
-  });
-
   // pkg/kubelet/container/helpers_test.go (1.34): TestHashContainer and TestHashContainerWithoutResources.
   it("matches the upstream kubelet's own test vectors", () => {
     const testContainer: Container = {

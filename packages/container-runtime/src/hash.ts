@@ -1,6 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { goByteSlice, spewForHash } from '@kubelet-ts/common';
-import { fnv1a32 } from './internal/fnv.js';
+import { fnv1a32, goByteSlice, spewForHash } from '@kubelet-ts/common';
 import { goJsonStringMap } from './internal/go-json.js';
 
 /**

@@ -5,6 +5,7 @@
 //
 //	podfacts vectors <node-name> <manifest-dir>   JSON: one entry per manifest
 //	podfacts layout                               JSON: the struct layout of core.Pod and v1.Pod
+//	podfacts checkpoints                          JSON: sample CPU and memory manager checkpoint files
 //
 // Built by scripts/upstream/build.sh (component podfacts) inside the k8s.io/kubernetes wrapper
 // module, so it uses exactly the packages the upstream kubelet binary is built from.
@@ -30,6 +31,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	cpustate "k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
+	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
 	kubeconfig "k8s.io/kubernetes/pkg/kubelet/config"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
@@ -57,6 +60,8 @@ func main() {
 		emit(vectors(types.NodeName(os.Args[2]), os.Args[3]))
 	case "layout":
 		emit(layout())
+	case "checkpoints":
+		emit(checkpoints())
 	default:
 		fail("unknown mode " + os.Args[1])
 	}
@@ -138,6 +143,50 @@ func decodeInternal(data []byte) *api.Pod {
 		fail(fmt.Sprintf("not a pod: %T", obj))
 	}
 	return pod
+}
+
+// --- checkpoints ----------------------------------------------------------------------------------
+
+type checkpointFile struct {
+	Name string `json:"name"`
+	// Data is the file as the kubelet's MarshalCheckpoint writes it.
+	Data string `json:"data"`
+}
+
+func checkpoints() []checkpointFile {
+	out := []checkpointFile{}
+	add := func(name string, marshal func() ([]byte, error)) {
+		data, err := marshal()
+		check(err)
+		out = append(out, checkpointFile{Name: name, Data: string(data)})
+	}
+	none := cpustate.NewCPUManagerCheckpoint()
+	none.PolicyName = "none"
+	add("cpu-none", none.MarshalCheckpoint)
+	static := cpustate.NewCPUManagerCheckpoint()
+	static.PolicyName = "static"
+	static.DefaultCPUSet = "0,2-3"
+	static.Entries["pod-b"] = map[string]string{"main": "1", "side": "4-5"}
+	static.Entries["pod-a"] = map[string]string{"app": "6"}
+	add("cpu-static", static.MarshalCheckpoint)
+	memNone := memstate.NewMemoryManagerCheckpoint()
+	memNone.PolicyName = "None"
+	add("memory-none", memNone.MarshalCheckpoint)
+	mem := memstate.NewMemoryManagerCheckpoint()
+	mem.PolicyName = "Static"
+	mem.MachineState[0] = &memstate.NUMANodeState{
+		NumberOfAssignments: 2,
+		MemoryMap: map[v1.ResourceName]*memstate.MemoryTable{
+			v1.ResourceMemory: {TotalMemSize: 8 << 30, SystemReserved: 1 << 30, Allocatable: 7 << 30, Reserved: 1 << 29, Free: 7<<30 - 1<<29},
+			"hugepages-2Mi":   {TotalMemSize: 0, SystemReserved: 0, Allocatable: 0, Reserved: 0, Free: 0},
+		},
+		Cells: []int{0},
+	}
+	mem.MachineState[10] = &memstate.NUMANodeState{MemoryMap: map[v1.ResourceName]*memstate.MemoryTable{}, Cells: []int{10}}
+	mem.MachineState[2] = &memstate.NUMANodeState{MemoryMap: map[v1.ResourceName]*memstate.MemoryTable{}, Cells: nil}
+	mem.Entries["pod-a"] = map[string][]memstate.Block{"app": {{NUMAAffinity: []int{0}, Type: v1.ResourceMemory, Size: 1 << 29}}}
+	add("memory-static", mem.MarshalCheckpoint)
+	return out
 }
 
 // --- layout -------------------------------------------------------------------------------------

@@ -1,0 +1,14 @@
+import { defineError } from '@kubelet-ts/common';
+
+export type CheckpointErrorCode =
+  /** No checkpoint of that name (upstream ErrCheckpointNotFound: "checkpoint is not found"). */
+  | 'NOT_FOUND'
+  /** The checksum does not match the content (upstream CorruptCheckpointError: "checkpoint is corrupted"). */
+  | 'CORRUPT'
+  /** Not a checkpoint of the expected kind: bad JSON, wrong shapes, or a name the store refuses. */
+  | 'INVALID'
+  /** Reading, writing or removing the file failed. */
+  | 'IO';
+
+/** The one error class of @kubelet-ts/checkpoint-manager. */
+export class CheckpointError extends defineError<CheckpointErrorCode>('CheckpointError', { defaultCode: 'INVALID' }) {}

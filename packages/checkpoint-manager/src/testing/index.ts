@@ -1,0 +1,1 @@
+export { createMemoryCheckpointManager } from './memory-checkpoint-manager.js';
