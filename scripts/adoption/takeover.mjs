@@ -180,7 +180,14 @@ function snapshot(env, namespace) {
     .map((line) => line.split(' '))
     .filter((f) => f[4]?.startsWith(`${STATE_DIR}/root/pods/`))
     .map((f) => ({ id: f[0], path: f[4] }));
-  return { containers, sandboxes, mounts };
+  // Checkpoints both kubelets read at start and must accept from the other (a mismatch stops either).
+  const checkpoints = Object.fromEntries(
+    ['cpu_manager_state', 'memory_manager_state'].map((name) => {
+      const file = path.join(STATE_DIR, 'root', name);
+      return [name, fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined];
+    }),
+  );
+  return { containers, sandboxes, mounts, checkpoints };
 }
 
 /** Pod status as the API shows it: what must carry on across a hand-over. */
@@ -224,6 +231,10 @@ function compare(before, after) {
     else if (mountIds.get(m.path) !== m.id) problems.push(`${m.path} was mounted again (mount ${mountIds.get(m.path)} → ${m.id})`);
   }
   for (const m of before.mounts) if (!after.mounts.some((x) => x.path === m.path)) problems.push(`${m.path} was unmounted`);
+  for (const [name, content] of Object.entries(before.checkpoints)) {
+    if (content === undefined) problems.push(`the first kubelet wrote no ${name}`);
+    else if (after.checkpoints[name] !== content) problems.push(`${name} changed: ${content} → ${after.checkpoints[name]}`);
+  }
   return problems;
 }
 
