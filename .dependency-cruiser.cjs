@@ -17,6 +17,8 @@ const FLOORS = [
   { name: 'test-support', packages: ['test-support'] },
   { name: 'common', packages: ['common'] },
   { name: 'api-and-cri', packages: ['api', 'cri-client'] },
+  // Checkpoint files (only common below): the resource managers of the subsystems floor write them.
+  { name: 'checkpoints', packages: ['checkpoint-manager'] },
   // The API-server client: above api and common. apps/kubelet imports it, and object-manager (an
   // API-mode-only package that opens a watch per referenced object); other libraries declare ports.
   { name: 'api-client', packages: ['kube-client'] },
@@ -26,7 +28,7 @@ const FLOORS = [
     packages: [
       'admission',
       'certificate-manager',
-      'checkpoint-manager',
+      'cpu-manager',
       'cgroup-manager',
       'config',
       'container-logs',

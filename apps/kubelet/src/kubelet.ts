@@ -53,6 +53,8 @@ import { closeAll, supervise, until } from './internal/supervise.js';
 import type { Runnable, SuperviseOptions } from './internal/supervise.js';
 import { createKubeletVolumeManager, staticObjectSource, staticPodObjectReferences } from './internal/volumes.js';
 import { restoreResourceManagerState, setupDataDirs } from './internal/data-dirs.js';
+import { buildCpuManager } from './internal/cpu-manager.js';
+import type { KubeletCpuManager } from './internal/cpu-manager.js';
 
 /** Who this node is: its name and IPs, primary first. */
 export interface NodeIdentity {
@@ -147,7 +149,8 @@ interface NodeAgents {
   volumes: VolumeManager;
   probes: ProbeManager;
   runtime: ContainerRuntime;
-  runnables: Record<'cgroups' | 'volumes' | 'plugins', Runnable>;
+  cpu: KubeletCpuManager;
+  runnables: Record<'cgroups' | 'volumes' | 'plugins' | 'cpu', Runnable>;
 }
 
 async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise<NodeAgents> {
@@ -185,6 +188,14 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
   });
   await startContainerManager(containerManager, logger.child({ component: 'cm' }));
   const resources = nodeResourceGetters(containerManager);
+  // The CPU manager (cpu-manager): none or static policy, cpu_manager_state in the root dir, cpusets through CRI.
+  const cpu = await buildCpuManager({
+    config,
+    rootDir: flags.rootDir,
+    runtime: cri.runtime,
+    clock,
+    logger: logger.child({ component: 'cpumanager' }),
+  });
   // Volumes (volume-manager): mounted under <root-dir>/pods before a pod's containers start, torn down after it
   // terminated; configMap/secret volumes read --static-object-dir (kubelet-ts); CSI drivers register through
   // <root-dir>/plugins_registry (plugin-manager, with a handler per plugin type).
@@ -254,6 +265,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     ...(config.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: config.maxParallelImagePulls } : {}),
     cpuCfsQuota: config.cpuCFSQuota,
     seccompDefault: config.seccompDefault,
+    cpusetFor: (pod, container) => cpu.manager.cpusetFor(pod.metadata.uid, container.name),
     // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
     maxParallelStarts: effectiveMaxParallelStarts(flags),
     // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).
@@ -261,7 +273,16 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     clock,
     logger: logger.child({ component: 'kuberuntime' }),
   });
-  return { cri, containerManager, resources, volumes, probes, runtime, runnables: { cgroups: containerManager, volumes, plugins } };
+  return {
+    cri,
+    containerManager,
+    resources,
+    volumes,
+    probes,
+    runtime,
+    cpu,
+    runnables: { cgroups: containerManager, volumes, plugins, cpu: cpu.manager },
+  };
 }
 
 /** The kubelet's core: pod statuses and the pod lifecycle, with the probes wired both ways. */
@@ -398,8 +419,10 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     logger: logger.child({ component: 'admission' }),
   });
   const admissionLogger = logger.child({ component: 'admission' });
+  agents.cpu.setActivePods(() => lifecycle.getActivePods());
   for (const handler of admitHandlers({
     node: admissionNode,
+    resourceAllocator: agents.cpu.manager,
     allowedUnsafeSysctls: config.allowedUnsafeSysctls ?? [],
     logger: admissionLogger,
   }))
@@ -496,11 +519,10 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     runtimeState: createRuntimeState({ clock }),
     api,
   };
-  // Upstream setupDataDirs and the CPU and memory managers' checkpoints: the on-disk state both kubelets share.
+  // Upstream setupDataDirs and the memory manager's checkpoint (the CPU manager's: buildNodeAgents), shared with upstream.
   await setupDataDirs(flags.rootDir, ctx.config.podLogsDir);
   await restoreResourceManagerState({
     rootDir: flags.rootDir,
-    cpuManagerPolicy: ctx.config.cpuManagerPolicy,
     memoryManagerPolicy: ctx.config.memoryManagerPolicy,
     logger: deps.logger.child({ component: 'cm' }),
   });
@@ -558,6 +580,7 @@ async function runKubelet(
     await Promise.all([
       supervise('Admission node', k.services.admissionNode, signal, opts('admission')),
       supervise('Container manager', k.agents.runnables.cgroups, signal, opts('cm')),
+      supervise('CPU manager', k.agents.runnables.cpu, signal, opts('cpumanager')),
       supervise('Pod source stream', k.sources, signal, opts('kubelet')),
       supervise('Volume manager', k.agents.runnables.volumes, signal, opts('volumes', { restartMs: 5_000 })),
       supervise('Plugin watcher', k.agents.runnables.plugins, signal, opts('volumes', { consequence: 'CSI drivers will not register' })),

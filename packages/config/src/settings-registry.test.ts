@@ -69,12 +69,16 @@ describe('the settings registry: no setting silently ignored', () => {
   });
 
   it('refuses a setting kubelet-ts does not do when it differs from the default, naming source, field and reason', async () => {
-    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}cpuManagerPolicy: static\n` }))).toEqual([
-      `${FILE}: cpuManagerPolicy: kubelet-ts does not support "static" yet (only the default "none")`,
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}memoryManagerPolicy: Static\n` }))).toEqual([
+      `${FILE}: memoryManagerPolicy: kubelet-ts does not support "Static" yet (only the default "None")`,
     ]);
-    expect(errorsOf(await load(['--cpu-manager-policy=static'], {}))).toEqual([
-      'flag --cpu-manager-policy: cpuManagerPolicy: kubelet-ts does not support "static" yet (only the default "none")',
+    expect(errorsOf(await load(['--memory-manager-policy=Static'], {}))).toEqual([
+      'flag --memory-manager-policy: memoryManagerPolicy: kubelet-ts does not support "Static" yet (only the default "None")',
     ]);
+    // Implemented since: no longer refused.
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n` }))).toEqual(
+      [],
+    );
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}shutdownGracePeriod: 30s\n` }))).toEqual([
       `${FILE}: shutdownGracePeriod: kubelet-ts does not support "30s" yet (only the default "0s")`,
     ]);
@@ -84,7 +88,7 @@ describe('the settings registry: no setting silently ignored', () => {
   });
 
   it('accepts a refused setting at its default, or spelled as the default', async () => {
-    const body = `${HEADER}cpuManagerPolicy: none\nshutdownGracePeriod: 0m\nregistryPullQPS: 5\nmemorySwap:\n  swapBehavior: NoSwap\nmakeIPTablesUtilChains: false\n`;
+    const body = `${HEADER}memoryManagerPolicy: None\nshutdownGracePeriod: 0m\nregistryPullQPS: 5\nmemorySwap:\n  swapBehavior: NoSwap\nmakeIPTablesUtilChains: false\n`;
     const result = await load([`--config=${FILE}`, '--maximum-dead-containers=-1'], { [FILE]: body });
     expect(errorsOf(result)).toEqual([]);
   });

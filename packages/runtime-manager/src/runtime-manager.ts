@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { Container, Pod } from '@kubelet-ts/api';
 import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
@@ -56,6 +57,11 @@ export interface RuntimeManagerOptions {
    * --seccomp-default / `seccompDefault`, default false).
    */
   seccompDefault?: boolean;
+  /**
+   * The cpuset a container is created with (upstream's CPU manager, through PreCreateContainer):
+   * its exclusive CPUs or the shared pool; undefined leaves the runtime's default (every CPU).
+   */
+  cpusetFor?: (pod: Pod, container: Container) => string | undefined;
   /** Timeout of one httpGet lifecycle hook request (default 10 s). */
   httpHookTimeoutMs?: number;
   /**
@@ -103,6 +109,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     memoryCapacityBytes: options.memoryCapacityBytes ?? os.totalmem(),
     cpuCfsQuota: options.cpuCfsQuota ?? true,
     seccompDefault: options.seccompDefault ?? false,
+    cpusetFor: options.cpusetFor,
     httpHookTimeoutMs: options.httpHookTimeoutMs ?? 10_000,
     starts: new Semaphore(startLimit(options.maxParallelStarts)),
   };

@@ -2,7 +2,7 @@
 // sysctl allowlist, then the predicates over the node as the kubelet sees it (getNodeAnyWay).
 import type { PodAdmitHandler as AdmissionHandler } from '@kubelet-ts/admission';
 import { createPredicateAdmitHandler, createSysctlAdmitHandler } from '@kubelet-ts/admission';
-import type { Node } from '@kubelet-ts/api';
+import type { Node, Pod } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { Runnable } from './supervise.js';
@@ -58,14 +58,17 @@ export function createAdmissionNode(o: AdmissionNodeOptions): AdmissionNode {
 
 export interface AdmitHandlersOptions {
   node: Pick<AdmissionNode, 'get'>;
+  /** Upstream's resource allocator handler (the CPU manager's exclusive CPUs), between the two. */
+  resourceAllocator?: { admit(pod: Pod): { admit: boolean; reason?: string; message?: string } };
   allowedUnsafeSysctls: readonly string[];
   logger: Logger;
 }
 
-/** The sysctl and predicate handlers, in upstream order; a bad allowlist throws (upstream does not start). */
+/** The sysctl, resource allocator and predicate handlers, in upstream order; a bad allowlist throws (upstream does not start). */
 export function admitHandlers(o: AdmitHandlersOptions): AdmissionHandler[] {
   return [
     createSysctlAdmitHandler({ allowedUnsafeSysctls: o.allowedUnsafeSysctls, logger: o.logger }),
+    ...(o.resourceAllocator === undefined ? [] : [{ admit: (attrs: { pod: Pod }) => o.resourceAllocator!.admit(attrs.pod) }]),
     createPredicateAdmitHandler({ getNode: () => o.node.get(), logger: o.logger }),
   ];
 }

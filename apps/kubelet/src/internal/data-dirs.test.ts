@@ -10,7 +10,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const options = () => ({ rootDir: root, cpuManagerPolicy: 'none', memoryManagerPolicy: 'None', logger: new RecordingLogger() });
+const options = () => ({ rootDir: root, memoryManagerPolicy: 'None', logger: new RecordingLogger() });
 
 describe('setupDataDirs', () => {
   it("makes upstream's root dir layout with its modes", async () => {
@@ -22,20 +22,19 @@ describe('setupDataDirs', () => {
 });
 
 describe('restoreResourceManagerState', () => {
-  it('writes the files the upstream kubelet writes for the none policies, byte for byte', async () => {
+  it('writes the file the upstream kubelet writes for the None policy, byte for byte', async () => {
     await restoreResourceManagerState(options());
-    // The upstream kubelet 1.34's own files on a fresh node (policy none / None).
-    expect(readFileSync(join(root, 'cpu_manager_state'), 'utf8')).toBe('{"policyName":"none","defaultCpuSet":"","checksum":1353318690}');
+    // The upstream kubelet 1.34's own file on a fresh node.
     expect(readFileSync(join(root, 'memory_manager_state'), 'utf8')).toBe('{"policyName":"None","machineState":{},"checksum":4236770233}');
-    // Restarting reads them and leaves them alone.
+    // Restarting reads it and leaves it alone.
     await restoreResourceManagerState(options());
-    expect(readFileSync(join(root, 'cpu_manager_state'), 'utf8')).toBe('{"policyName":"none","defaultCpuSet":"","checksum":1353318690}');
+    expect(readFileSync(join(root, 'memory_manager_state'), 'utf8')).toBe('{"policyName":"None","machineState":{},"checksum":4236770233}');
   });
 
   it("refuses to start on a node whose checkpoint is another policy's, with upstream's message", async () => {
-    writeFileSync(join(root, 'cpu_manager_state'), '{"policyName":"static","defaultCpuSet":"0-1","checksum":0}');
+    writeFileSync(join(root, 'memory_manager_state'), '{"policyName":"Static","machineState":{},"checksum":0}');
     await expect(restoreResourceManagerState(options())).rejects.toThrow(
-      `could not restore state from checkpoint: configured policy "none" differs from state checkpoint policy "static", please drain this node and delete the CPU manager checkpoint file "${join(root, 'cpu_manager_state')}" before restarting Kubelet`,
+      `could not restore state from checkpoint: [memorymanager] configured policy "None" differs from state checkpoint policy "Static", please drain this node and delete the memory manager checkpoint file "${join(root, 'memory_manager_state')}" before restarting Kubelet`,
     );
   });
 

@@ -2,13 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@kubelet-ts/common';
 import {
-  CPU_MANAGER_STATE_FILE,
   CheckpointError,
   MEMORY_MANAGER_STATE_FILE,
   createCheckpointManager,
-  decodeCpuManagerState,
   decodeMemoryManagerState,
-  encodeCpuManagerState,
   encodeMemoryManagerState,
 } from '@kubelet-ts/checkpoint-manager';
 import type { CheckpointManager } from '@kubelet-ts/checkpoint-manager';
@@ -27,8 +24,6 @@ export async function setupDataDirs(rootDir: string, podLogsDir: string): Promis
 
 export interface ResourceManagerStateOptions {
   rootDir: string;
-  /** `cpuManagerPolicy` (kubelet-ts runs `none`). */
-  cpuManagerPolicy: string;
   /** `memoryManagerPolicy` (kubelet-ts runs `None`). */
   memoryManagerPolicy: string;
   logger: Logger;
@@ -36,21 +31,13 @@ export interface ResourceManagerStateOptions {
 }
 
 /**
- * The CPU and memory managers' checkpoints, as the upstream managers restore them at start: a
- * missing file is written for the configured policy; a file for another policy, or a corrupt
- * one, stops the kubelet with upstream's message (the node must be drained first). The same
- * files, byte for byte, let the upstream kubelet come back on this node.
+ * The memory manager's checkpoint, as the upstream manager restores it at start (the CPU manager,
+ * @kubelet-ts/cpu-manager, keeps its own): a missing file is written for the configured policy; a
+ * file for another policy, or a corrupt one, stops the kubelet with upstream's message (the node
+ * must be drained first). The same file, byte for byte, lets the upstream kubelet come back.
  */
 export async function restoreResourceManagerState(options: ResourceManagerStateOptions): Promise<void> {
   const store = options.store ?? createCheckpointManager({ dir: options.rootDir });
-  await restore(store, options, {
-    file: CPU_MANAGER_STATE_FILE,
-    what: 'CPU manager',
-    policy: options.cpuManagerPolicy,
-    prefix: '',
-    policyOf: (data, source) => decodeCpuManagerState(data, source).state.policyName,
-    fresh: () => encodeCpuManagerState({ policyName: options.cpuManagerPolicy, defaultCpuSet: '', entries: {} }),
-  });
   await restore(store, options, {
     file: MEMORY_MANAGER_STATE_FILE,
     what: 'memory manager',

@@ -198,6 +198,8 @@ export interface ContainerConfigInput {
   cpuCfsQuota: boolean;
   /** No profile in the spec means RuntimeDefault rather than Unconfined (seccompDefault). */
   seccompDefault?: boolean;
+  /** The CPU manager's cpuset for the container, when it sets one. */
+  cpusetCpus?: string | undefined;
   imageUser?: ImageUser;
   /** An ephemeral container's target container ID: its PID namespace is joined. */
   targetId?: string;
@@ -239,6 +241,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
         cpuPeriod: resources.cpuPeriod,
         memoryLimitInBytes: resources.memoryLimitInBytes,
         oomScoreAdj: resources.oomScoreAdj,
+        ...(input.cpusetCpus === undefined || input.cpusetCpus === '' ? {} : { cpusetCpus: input.cpusetCpus }),
       },
       securityContext: withTargetNamespace(
         containerSecurityContext(pod, container, input.imageUser, input.seccompDefault === true),

@@ -198,6 +198,7 @@ async function containerConfig(
     memoryCapacityBytes: ctx.memoryCapacityBytes,
     cpuCfsQuota: ctx.cpuCfsQuota,
     seccompDefault: ctx.seccompDefault,
+    cpusetCpus: ctx.cpusetFor?.(pod, container),
     imageUser,
     ...(targetId === undefined ? {} : { targetId }),
   });

@@ -1,3 +1,4 @@
+import type { Container, Pod } from '@kubelet-ts/api';
 import type { Clock, EventRecorder, Logger } from '@kubelet-ts/common';
 import type { ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
@@ -28,6 +29,7 @@ export interface RuntimeContext {
   readonly memoryCapacityBytes: number;
   readonly cpuCfsQuota: boolean;
   readonly seccompDefault: boolean;
+  readonly cpusetFor: ((pod: Pod, container: Container) => string | undefined) | undefined;
   readonly httpHookTimeoutMs: number;
   /** Bounds RunPodSandbox calls and CreateContainer + StartContainer pairs together (maxParallelStarts). */
   readonly starts: Semaphore;

@@ -35,6 +35,15 @@ describe('syncPod: seccompDefault', () => {
   });
 });
 
+describe('syncPod: cpusetFor (the CPU manager)', () => {
+  it('creates each container with the cpuset the CPU manager gives it, and none when it gives none', async () => {
+    const env = setup({ runtimeHandler: undefined, cpusetFor: (_pod, c) => (c.name === 'app' ? '1' : undefined) });
+    await sync(env, makePod());
+    expect(created(env, 'app')[0]?.linux?.resources?.cpusetCpus).toBe('1');
+    expect(created(env, 'side')[0]?.linux?.resources?.cpusetCpus ?? '').toBe('');
+  });
+});
+
 describe('syncPod: a fresh pod', () => {
   it('creates the sandbox with the upstream config and starts every container', async () => {
     const env = setup({ runtimeHandler: undefined });

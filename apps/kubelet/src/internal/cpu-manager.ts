@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { Pod } from '@kubelet-ts/api';
+import { quantityMilliValue } from '@kubelet-ts/api';
+import { CPU_MANAGER_STATE_FILE, createCheckpointManager } from '@kubelet-ts/checkpoint-manager';
+import type { Clock, Logger } from '@kubelet-ts/common';
+import { KUBERNETES_CONTAINER_NAME_LABEL, KUBERNETES_POD_UID_LABEL } from '@kubelet-ts/container-runtime';
+import type { KubeletConfiguration } from '@kubelet-ts/config';
+import { durationMs } from '@kubelet-ts/config';
+import type { CpuManager, CpuTopology } from '@kubelet-ts/cpu-manager';
+import { createCpuManager, readCpuTopology } from '@kubelet-ts/cpu-manager';
+import type { RuntimeService } from '@kubelet-ts/cri-client';
+
+export interface KubeletCpuManager {
+  manager: CpuManager;
+  /** The pod lifecycle is built after the runtime: it tells the manager which pods are active. */
+  setActivePods(activePods: () => readonly Pod[]): void;
+}
+
+export interface KubeletCpuManagerOptions {
+  config: KubeletConfiguration;
+  rootDir: string;
+  runtime: RuntimeService;
+  /** Default: read from sysfs. */
+  topology?: CpuTopology;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Upstream's CPU manager as the container manager builds it: the policy and reserved CPUs from the
+ * configuration (reservedSystemCPUs, else kube- plus system-reserved CPU), the checkpoint in the
+ * root dir, the machine's topology from sysfs, the runtime's running containers for reconciling.
+ */
+export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<KubeletCpuManager> {
+  let activePods: () => readonly Pod[] = () => [];
+  const { config } = o;
+  const reservedMilliCpus = [config.kubeReserved?.cpu, config.systemReserved?.cpu].reduce(
+    (sum, q) => sum + (q === undefined ? 0 : quantityMilliValue(q)),
+    0,
+  );
+  const manager = createCpuManager({
+    policy: config.cpuManagerPolicy === 'static' ? 'static' : 'none',
+    topology: o.topology ?? (await readCpuTopology()),
+    ...(config.reservedSystemCPUs !== undefined ? { reservedCpus: config.reservedSystemCPUs } : {}),
+    reservedMilliCpus,
+    store: createCheckpointManager({ dir: o.rootDir }),
+    statePath: join(o.rootDir, CPU_MANAGER_STATE_FILE),
+    runtime: {
+      async listRunningContainers() {
+        const { containers } = await o.runtime.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
+        return containers.map((c) => ({
+          id: c.id,
+          podUID: c.labels[KUBERNETES_POD_UID_LABEL] ?? '',
+          name: c.labels[KUBERNETES_CONTAINER_NAME_LABEL] ?? '',
+        }));
+      },
+      async updateCpuset(containerId, cpuset) {
+        // Only the cpuset, as upstream: the runtime keeps the container's other resources.
+        await o.runtime.updateContainerResources({ containerId, linux: { cpusetCpus: cpuset } });
+      },
+    },
+    activePods: () => activePods(),
+    reconcilePeriodMs: durationMs(config.cpuManagerReconcilePeriod),
+    clock: o.clock,
+    logger: o.logger,
+  });
+  await manager.start();
+  return { manager, setActivePods: (fn) => (activePods = fn) };
+}

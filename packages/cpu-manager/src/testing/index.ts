@@ -1,0 +1,1 @@
+export { cpuTopology, FakeCpuManagerRuntime } from './fakes.js';
