@@ -29,6 +29,7 @@ const FLOORS = [
       'admission',
       'certificate-manager',
       'cpu-manager',
+      'topology-manager',
       'cgroup-manager',
       'config',
       'container-logs',

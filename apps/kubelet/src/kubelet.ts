@@ -188,7 +188,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
   });
   await startContainerManager(containerManager, logger.child({ component: 'cm' }));
   const resources = nodeResourceGetters(containerManager);
-  // The CPU manager (cpu-manager): none or static policy, cpu_manager_state in the root dir, cpusets through CRI.
+  // The CPU manager (cpu-manager: none or static policy, cpu_manager_state in the root dir, cpusets through CRI)
+  // and the topology manager (topology-manager) that aligns it at admission.
   const cpu = await buildCpuManager({
     config,
     rootDir: flags.rootDir,
@@ -422,7 +423,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
   agents.cpu.setActivePods(() => lifecycle.getActivePods());
   for (const handler of admitHandlers({
     node: admissionNode,
-    resourceAllocator: agents.cpu.manager,
+    resourceAllocator: agents.cpu.topology,
     allowedUnsafeSysctls: config.allowedUnsafeSysctls ?? [],
     logger: admissionLogger,
   }))

@@ -137,3 +137,33 @@ describe('createCpuManager (none)', () => {
     expect(runtime.updates).toEqual([]);
   });
 });
+
+describe('createCpuManager as a topology hint provider', () => {
+  it('offers the NUMA node sets that can hold the CPUs, the smallest preferred, and allocates within the chosen one', async () => {
+    // Two NUMA nodes: CPUs 0-1 on node 0, 2-3 on node 1; CPU 0 reserved.
+    const { manager } = setup({ topology: cpuTopology(2, 2) });
+    await manager.start();
+    const two = pod('two', '2');
+    const container = two.spec.containers[0]!;
+    expect(manager.topologyHints(two, container)).toEqual({
+      cpu: [
+        { numaNodes: [1], preferred: true },
+        { numaNodes: [0, 1], preferred: false },
+      ],
+    });
+    expect(manager.podTopologyHints(two)).toEqual(manager.topologyHints(two, container));
+    manager.allocate(two, container, [1]);
+    expect(manager.cpusetFor('uid-two', 'main')).toBe('2-3');
+    // Allocated: the hints are those of its CPUs; a shared container has no preference.
+    expect(manager.topologyHints(two, container)).toEqual({
+      cpu: [
+        { numaNodes: [1], preferred: true },
+        { numaNodes: [0, 1], preferred: false },
+      ],
+    });
+    const shared = pod('shared', '100m');
+    expect(manager.topologyHints(shared, shared.spec.containers[0]!)).toEqual({});
+    manager.release(two);
+    expect(manager.state().entries).toEqual({});
+  });
+});

@@ -9,6 +9,12 @@ import { guaranteedCpus, longRunningContainers } from './internal/guaranteed.js'
 import { takeByTopology } from './take-by-topology.js';
 import type { CpuTopology } from './topology.js';
 
+/** A NUMA affinity for the topology manager (structurally @kubelet-ts/topology-manager's TopologyHint). */
+export interface TopologyHint {
+  numaNodes: readonly number[] | null;
+  preferred: boolean;
+}
+
 /** A running container as the runtime lists it. */
 export interface RunningContainer {
   id: string;
@@ -53,6 +59,17 @@ export interface CpuManager {
    * Guaranteed integer-CPU containers, or the refusal upstream gives when they do not fit.
    */
   admit(pod: Pod): { admit: boolean; reason?: string; message?: string };
+  /**
+   * The topology manager's hint provider (upstream GetTopologyHints / GetPodTopologyHints): the
+   * NUMA node sets that can hold the container's (or pod's) exclusive CPUs, the smallest preferred.
+   * No preference (`{}`) under `none` and for containers without exclusive CPUs.
+   */
+  topologyHints(pod: Pod, container: Container): Record<string, TopologyHint[] | null>;
+  podTopologyHints(pod: Pod): Record<string, TopologyHint[] | null>;
+  /** Exclusive CPUs for one container, within `affinity`'s NUMA nodes first (upstream Allocate); throws NOT_ENOUGH_CPUS. */
+  allocate(pod: Pod, container: Container, affinity: readonly number[] | null): void;
+  /** Gives back every CPU of the pod. */
+  release(pod: Pod): void;
   /** The cpuset a container is created with: its exclusive CPUs or the shared pool; undefined under `none`. */
   cpusetFor(podUID: string, containerName: string): string | undefined;
   /** Releases assignments of pods no longer active and moves running containers to their cpuset. */
@@ -102,11 +119,36 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
     }
     if (pod.size === 0) entries.delete(uid);
   };
-  const allocate = (pod: Pod, container: Container): boolean => {
-    const count = guaranteedCpus(pod, container);
+  const numaOf = new Map(options.topology.cpus.map((c) => [c.id, c.numaNode]));
+  const numaNodes = [...new Set(options.topology.cpus.map((c) => c.numaNode))].sort((a, b) => a - b);
+  const exclusive = (pod: Pod, container: Container): number =>
+    longRunningContainers(pod).some((c) => c.name === container.name) ? guaranteedCpus(pod, container) : 0;
+  // Upstream generateCPUTopologyHints: every NUMA node set with enough of `available`; preferred
+  // are those as small as the smallest set that could hold the request on an empty machine.
+  const cpuHints = (available: readonly number[], request: number): TopologyHint[] => {
+    let minSize = numaNodes.length;
+    const hints: TopologyHint[] = [];
+    everySubset(numaNodes, (nodes) => {
+      const inMask = options.topology.cpus.filter((c) => nodes.includes(c.numaNode)).length;
+      if (inMask >= request && nodes.length < minSize) minSize = nodes.length;
+      if (available.filter((cpu) => nodes.includes(numaOf.get(cpu) ?? -1)).length >= request)
+        hints.push({ numaNodes: nodes, preferred: false });
+    });
+    return hints.map((h) => ({ ...h, preferred: h.numaNodes!.length === minSize }));
+  };
+  const allocate = (pod: Pod, container: Container, affinity: readonly number[] | null = null): boolean => {
+    const count = exclusive(pod, container);
     if (count === 0 || entries.get(pod.metadata.uid)?.has(container.name) === true) return false;
     const available = defaultSet.filter((cpu) => !reserved.includes(cpu));
-    const set = takeByTopology(options.topology, available, count);
+    // Upstream allocateCPUs: the CPUs of the affinity's NUMA nodes first, the rest from anywhere.
+    const aligned = affinity === null ? [] : available.filter((cpu) => affinity.includes(numaOf.get(cpu) ?? -1));
+    const first = takeByTopology(options.topology, aligned, Math.min(count, aligned.length)) ?? [];
+    const rest = takeByTopology(
+      options.topology,
+      available.filter((cpu) => !first.includes(cpu)),
+      count - first.length,
+    );
+    const set = rest === undefined ? undefined : [...first, ...rest].sort((a, b) => a - b);
     if (set === undefined) {
       throw new CpuManagerError(
         'NOT_ENOUGH_CPUS',
@@ -146,7 +188,7 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
       if (options.policy === 'none') return { admit: true };
       let changed = false;
       try {
-        for (const container of longRunningContainers(pod)) changed = allocate(pod, container) || changed;
+        for (const container of longRunningContainers(pod)) changed = allocate(pod, container, null) || changed;
       } catch (err) {
         // Nothing of a refused pod is kept (upstream leaves it to the next stale-state cleanup).
         if (changed) release(pod.metadata.uid);
@@ -158,6 +200,43 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
       }
       if (changed) void persist();
       return { admit: true };
+    },
+    topologyHints(pod, container): Record<string, TopologyHint[] | null> {
+      if (options.policy === 'none') return {};
+      const count = exclusive(pod, container);
+      if (count === 0) return {};
+      const assigned = entries.get(pod.metadata.uid)?.get(container.name);
+      return {
+        cpu: cpuHints(assigned ?? defaultSet.filter((cpu) => !reserved.includes(cpu)), assigned === undefined ? count : assigned.length),
+      };
+    },
+    podTopologyHints(pod): Record<string, TopologyHint[] | null> {
+      if (options.policy === 'none') return {};
+      // Upstream podGuaranteedCPUs: the largest init container, or every long-running container together.
+      const init = Math.max(
+        0,
+        ...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy !== 'Always').map((c) => guaranteedCpus(pod, c)),
+      );
+      const count = Math.max(
+        init,
+        longRunningContainers(pod).reduce((sum, c) => sum + guaranteedCpus(pod, c), 0),
+      );
+      if (count === 0) return {};
+      return {
+        cpu: cpuHints(
+          defaultSet.filter((cpu) => !reserved.includes(cpu)),
+          count,
+        ),
+      };
+    },
+    allocate(pod, container, affinity) {
+      if (options.policy === 'none') return;
+      if (allocate(pod, container, affinity)) void persist();
+    },
+    release(pod) {
+      if (!entries.has(pod.metadata.uid)) return;
+      release(pod.metadata.uid);
+      void persist();
     },
     cpusetFor(podUID, containerName) {
       if (options.policy === 'none') return undefined;
@@ -207,6 +286,18 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
     state: snapshot,
     flush: () => writes,
   };
+}
+
+// Every non-empty subset of the NUMA nodes, smallest first (upstream bitmask.IterateBitMasks).
+function everySubset(nodes: readonly number[], visit: (subset: number[]) => void): void {
+  const pick = (size: number, start: number, chosen: number[]): void => {
+    if (size === 0) {
+      visit(chosen);
+      return;
+    }
+    for (let i = start; i <= nodes.length - size; i += 1) pick(size - 1, i + 1, [...chosen, nodes[i]!]);
+  };
+  for (let size = 1; size <= nodes.length; size += 1) pick(size, 0, []);
 }
 
 // Upstream NewStaticPolicy: reservedSystemCPUs, else ceil(kube + system reserved CPU) taken by topology.

@@ -1,5 +1,5 @@
 export { createCpuManager } from './cpu-manager.js';
-export type { CpuManager, CpuManagerOptions, CpuManagerRuntime, RunningContainer } from './cpu-manager.js';
+export type { CpuManager, CpuManagerOptions, CpuManagerRuntime, RunningContainer, TopologyHint } from './cpu-manager.js';
 export { formatCpuSet, parseCpuSet } from './cpuset.js';
 export { CpuManagerError } from './errors.js';
 export type { CpuManagerErrorCode } from './errors.js';

@@ -9,9 +9,13 @@ import { durationMs } from '@kubelet-ts/config';
 import type { CpuManager, CpuTopology } from '@kubelet-ts/cpu-manager';
 import { createCpuManager, readCpuTopology } from '@kubelet-ts/cpu-manager';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
+import type { TopologyManager } from '@kubelet-ts/topology-manager';
+import { createTopologyManager } from '@kubelet-ts/topology-manager';
 
 export interface KubeletCpuManager {
   manager: CpuManager;
+  /** The admit handler that aligns and allocates (upstream's resource allocator): the topology manager over the CPU manager. */
+  topology: TopologyManager;
   /** The pod lifecycle is built after the runtime: it tells the manager which pods are active. */
   setActivePods(activePods: () => readonly Pod[]): void;
 }
@@ -27,9 +31,11 @@ export interface KubeletCpuManagerOptions {
 }
 
 /**
- * Upstream's CPU manager as the container manager builds it: the policy and reserved CPUs from the
- * configuration (reservedSystemCPUs, else kube- plus system-reserved CPU), the checkpoint in the
- * root dir, the machine's topology from sysfs, the runtime's running containers for reconciling.
+ * Upstream's CPU and topology managers as the container manager builds them: the CPU policy and
+ * reserved CPUs from the configuration (reservedSystemCPUs, else kube- plus system-reserved CPU),
+ * the checkpoint in the root dir, the machine's topology from sysfs, the runtime's running
+ * containers for reconciling; the topology manager's policy and scope, the CPU manager its hint
+ * provider (memory and device managers: none in kubelet-ts).
  */
 export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<KubeletCpuManager> {
   let activePods: () => readonly Pod[] = () => [];
@@ -38,9 +44,10 @@ export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<Kube
     (sum, q) => sum + (q === undefined ? 0 : quantityMilliValue(q)),
     0,
   );
+  const topology = o.topology ?? (await readCpuTopology());
   const manager = createCpuManager({
     policy: config.cpuManagerPolicy === 'static' ? 'static' : 'none',
-    topology: o.topology ?? (await readCpuTopology()),
+    topology,
     ...(config.reservedSystemCPUs !== undefined ? { reservedCpus: config.reservedSystemCPUs } : {}),
     reservedMilliCpus,
     store: createCheckpointManager({ dir: o.rootDir }),
@@ -65,5 +72,12 @@ export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<Kube
     logger: o.logger,
   });
   await manager.start();
-  return { manager, setActivePods: (fn) => (activePods = fn) };
+  const topologyManager = createTopologyManager({
+    policy: config.topologyManagerPolicy,
+    scope: config.topologyManagerScope,
+    numaNodes: [...new Set(topology.cpus.map((c) => c.numaNode))].sort((a, b) => a - b),
+    providers: [manager],
+    logger: o.logger.child({ component: 'topologymanager' }),
+  });
+  return { manager, topology: topologyManager, setActivePods: (fn) => (activePods = fn) };
 }

@@ -1,5 +1,5 @@
 /**
- * cpuManagerPolicy static on the real runtime: a Guaranteed container with a whole CPU gets that CPU
+ * cpuManagerPolicy static (and topologyManagerPolicy over it) on the real runtime: a Guaranteed container with a whole CPU gets that CPU
  * alone (its cpuset cgroup on the host), every other container the shared pool, the assignment is in
  * cpu_manager_state as upstream writes it, and a pod that does not fit is refused as upstream does.
  * With the setting ignored every cpuset would be every CPU, and this fails.
@@ -91,5 +91,49 @@ describeOnTwoOrMore('cpuManagerPolicy: static', () => {
       async () => (await cpusetOf(shared, ['besteffort'])) === (CPUS === 2 ? '0-1' : `0-${CPUS - 1}`),
       45_000,
     );
+  });
+});
+
+describeOnTwoOrMore('topologyManagerPolicy: single-numa-node over the static CPU manager', () => {
+  beforeAll(async () => {
+    env('KUBELET_TS_CRI_ENDPOINT');
+    kubelet = await createKubelet('topology-manager');
+    await kubelet.start([
+      `--cgroup-root=${ROOT}-tm`,
+      '--cpu-manager-policy=static',
+      '--reserved-cpus=0',
+      '--topology-manager-policy=single-numa-node',
+      '--topology-manager-scope=container',
+    ]);
+    await waitHealthy(kubelet);
+  });
+
+  afterAll(async () => {
+    await kubelet?.cleanup();
+    await removeCgroupTree(`${ROOT}-tm`);
+  });
+
+  test('a pod whose CPUs fit one NUMA node runs pinned; one that cannot be aligned is refused with TopologyAffinityError', async () => {
+    const exclusive = CPUS - 1;
+    await kubelet.writeManifest(
+      'aligned.json',
+      sleeper('aligned', { requests: { cpu: String(exclusive), memory: '32Mi' }, limits: { cpu: String(exclusive), memory: '32Mi' } }),
+    );
+    const aligned = await running('aligned');
+    const id = containerState(aligned, 'c')?.containerID?.replace(/^containerd:\/\//, '') ?? 'missing';
+    expect(await read(path.join(CGROUP_FS, 'cpuset', `${ROOT}-tm`, 'kubepods', `pod${aligned.metadata.uid}`, id, 'cpuset.cpus'))).toBe(
+      CPUS === 2 ? '1' : `1-${CPUS - 1}`,
+    );
+    // No NUMA node has a free CPU left: the topology manager refuses before the CPU manager would.
+    await kubelet.writeManifest(
+      'unaligned.json',
+      sleeper('unaligned', { requests: { cpu: '1', memory: '32Mi' }, limits: { cpu: '1', memory: '32Mi' } }),
+    );
+    const refused = await eventually('unaligned Failed', async () => {
+      const p = await kubelet.pod('unaligned');
+      return p?.status?.phase === 'Failed' ? p : undefined;
+    });
+    expect(refused.status?.reason).toBe('TopologyAffinityError');
+    expect(refused.status?.message).toBe('Pod was rejected: Resources cannot be allocated with Topology locality');
   });
 });

@@ -1,0 +1,1 @@
+export { FakeHintProvider } from './fake-hint-provider.js';
