@@ -21,48 +21,18 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { readEnvFile, startUpstreamKubelet } from '../lib/upstream-kubelet.mjs';
+import { RUNTIME_DIR, kubectlFor, loadTestBedEnv, poll, sleep } from '../lib/test-bed.mjs';
+import { startUpstreamKubelet } from '../lib/upstream-kubelet.mjs';
 
 const require = createRequire(import.meta.url);
 const { acquireRuntimeLock, releaseRuntimeLock, runtimeLockDir } = require('../runtime-lock.cjs');
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const RUNTIME_DIR = process.env.KUBELET_TS_RUNTIME_DIR || '/run/kubelet-ts-runtime';
-const CONTROL_PLANE_DIR = process.env.KUBELET_TS_CONTROL_PLANE_DIR || '/run/kubelet-ts-control-plane';
 const STATE_DIR = '/run/kubelet-ts-takeover';
 const { values: opts } = parseArgs({ options: { observe: { type: 'string', default: '25' } } });
 const OBSERVE_MS = Number(opts.observe) * 1000;
 const t0 = Date.now();
 const log = (line) => process.stdout.write(`[takeover ${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function loadEnv() {
-  const env = {};
-  for (const [file, hint] of [
-    [path.join(RUNTIME_DIR, 'env'), 'bash scripts/test-runtime.sh up'],
-    [path.join(CONTROL_PLANE_DIR, 'env'), 'bash scripts/control-plane.sh up'],
-  ]) {
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: start it with: ${hint}`);
-    Object.assign(env, readEnvFile(file));
-  }
-  return env;
-}
-
-async function poll(what, timeoutMs, fn) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (${String(last.message).trim()})` : ''}`);
-    await sleep(500);
-  }
-}
 
 function staticManifest(env) {
   return {
@@ -259,11 +229,9 @@ function compareApi(before, after) {
 }
 
 async function main() {
-  const env = loadEnv();
-  const kubectl = (...args) =>
-    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  const kubectlIn = (input, ...args) =>
-    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', input });
+  const env = loadTestBedEnv();
+  const kubectl = kubectlFor(env);
+  const kubectlIn = kubectl.withInput;
   const kubeletTs = path.join(REPO, 'apps/kubelet/dist/main.js');
   if (!fs.existsSync(kubeletTs)) throw new Error(`${kubeletTs} is missing: npx turbo run build`);
   log(

@@ -10,55 +10,23 @@
 // With KUBELET_TS_TEST_SUMMARY set, appends one "name passed failed skipped" line (test-all.sh).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
-import { readEnvFile, startUpstreamKubelet } from '../lib/upstream-kubelet.mjs';
+import { RUNTIME_DIR, kubectlFor, loadTestBedEnv, poll } from '../lib/test-bed.mjs';
+import { startUpstreamKubelet } from '../lib/upstream-kubelet.mjs';
 
 const require = createRequire(import.meta.url);
 const { acquireRuntimeLock, releaseRuntimeLock, runtimeLockDir } = require('../runtime-lock.cjs');
 
-const runtimeDir = process.env.KUBELET_TS_RUNTIME_DIR || '/run/kubelet-ts-runtime';
-const controlPlaneDir = process.env.KUBELET_TS_CONTROL_PLANE_DIR || '/run/kubelet-ts-control-plane';
 const log = (line) => process.stdout.write(`[upstream-kubelet smoke ${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
 const t0 = Date.now();
 
-function loadEnv() {
-  const files = [path.join(runtimeDir, 'env'), path.join(controlPlaneDir, 'env')];
-  const hints = ['bash scripts/test-runtime.sh up', 'bash scripts/control-plane.sh up'];
-  const env = {};
-  files.forEach((file, i) => {
-    if (!fs.existsSync(file)) throw new Error(`${file} is missing: start it with: ${hints[i]}`);
-    Object.assign(env, readEnvFile(file));
-  });
-  return env;
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function poll(what, timeoutMs, fn) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const value = fn();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (${last.message.trim()})` : ''}`);
-    await sleep(500);
-  }
-}
-
 async function main() {
-  const env = loadEnv();
-  const kubectl = (...args) =>
-    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  const kubectlIn = (input, ...args) =>
-    execFileSync('kubectl', ['--kubeconfig', env.KUBELET_TS_KUBECONFIG, ...args], { encoding: 'utf8', input });
+  const env = loadTestBedEnv();
+  const kubectl = kubectlFor(env);
+  const kubectlIn = kubectl.withInput;
   log(`control plane ${env.KUBELET_TS_K8S_VERSION} at ${env.KUBELET_TS_APISERVER}; containerd ${env.KUBELET_TS_CONTAINERD_VERSION ?? '?'}`);
 
-  const lockDir = runtimeLockDir(runtimeDir);
+  const lockDir = runtimeLockDir(RUNTIME_DIR);
   await acquireRuntimeLock(lockDir, 30 * 60_000, (holder) => log(`waiting for pid ${holder} to finish with the shared runtime`));
   const namespace = `smoke-${Date.now().toString(36)}`;
   let kubelet;

@@ -99,7 +99,7 @@ function mergePatch(base: Record<string, unknown>, over: Record<string, unknown>
 }
 
 // Nested objects of KubeletConfiguration that are structs (merged field by field), not maps.
-const STRUCT_PATHS: ReadonlySet<string> = new Set([
+export const STRUCT_PATHS: ReadonlySet<string> = new Set([
   'authentication',
   'authentication.x509',
   'authentication.webhook',

@@ -8,26 +8,13 @@ import type { LoadKubeletConfigurationResult } from './load.js';
 import { kubeletConfigurationSchema } from './schema.js';
 import { CLI_FLAG_SETTINGS, CONFIG_FIELD_SETTINGS } from './settings-registry.js';
 import { createFakeFileSystem } from './testing/fake-file-system.js';
+import { STRUCT_PATHS } from './load.js';
 
 const FILE = '/etc/kubelet/config.yaml';
 const HEADER = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
-// Structs whose fields the registry lists one by one.
-const STRUCTS = new Set([
-  'authentication',
-  'authentication.x509',
-  'authentication.webhook',
-  'authentication.anonymous',
-  'authorization',
-  'authorization.webhook',
-  'logging',
-  'logging.options',
-  'logging.options.text',
-  'logging.options.json',
-  'memorySwap',
-  'crashLoopBackOff',
-  'userNamespaces',
-]);
+// Structs whose fields the registry lists one by one: the loader's structs, but `tracing`, one setting.
+const STRUCTS = new Set([...STRUCT_PATHS].filter((p) => p !== 'tracing'));
 
 function leafFields(shape: Record<string, z.ZodType>, prefix = ''): string[] {
   const out: string[] = [];

@@ -31,6 +31,12 @@ const running = async (name: string): Promise<ApiPod> =>
     return containerState(p, 'c')?.state?.running ? p : undefined;
   });
 
+const failed = async (name: string): Promise<ApiPod> =>
+  eventually(`${name} Failed`, async () => {
+    const p = await kubelet.pod(name);
+    return p?.status?.phase === 'Failed' ? p : undefined;
+  });
+
 async function removeCgroupTree(root: string): Promise<void> {
   const remove = async (dir: string): Promise<void> => {
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -75,10 +81,7 @@ describeOnTwoOrMore('cpuManagerPolicy: static', () => {
       'extra.json',
       sleeper('extra', { requests: { cpu: '1', memory: '32Mi' }, limits: { cpu: '1', memory: '32Mi' } }),
     );
-    const refused = await eventually('extra Failed', async () => {
-      const p = await kubelet.pod('extra');
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    });
+    const refused = await failed('extra');
     expect(refused.status?.reason).toBe('UnexpectedAdmissionError');
     expect(refused.status?.message).toBe(
       'Pod was rejected: Allocate failed due to not enough cpus available to satisfy request: requested=1, available=0, which is unexpected',
@@ -129,10 +132,7 @@ describeOnTwoOrMore('topologyManagerPolicy: single-numa-node over the static CPU
       'unaligned.json',
       sleeper('unaligned', { requests: { cpu: '1', memory: '32Mi' }, limits: { cpu: '1', memory: '32Mi' } }),
     );
-    const refused = await eventually('unaligned Failed', async () => {
-      const p = await kubelet.pod('unaligned');
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    });
+    const refused = await failed('unaligned');
     expect(refused.status?.reason).toBe('TopologyAffinityError');
     expect(refused.status?.message).toBe('Pod was rejected: Resources cannot be allocated with Topology locality');
   });
