@@ -3,7 +3,7 @@ const { jestConfig } = require('../../jest.preset.cjs');
 // The suites about the kubelet as a cluster member: what they test does not depend on the container
 // runtime (the standalone suites cover that on every runtime), so CI runs them once, in the pass on
 // containerd 2, and leaves them out of the other (scripts/test-all.sh sets KUBELET_TS_IT_RUNTIME_ONLY).
-const CLUSTER_SUITES = ['api-mode', 'api-objects', 'ephemeral', 'kubelet-server', 'node-parity'];
+const CLUSTER_SUITES = ['api-mode', 'api-objects', 'ephemeral', 'kubelet-server', 'node-parity', 'node-registration-settings'];
 
 const config = jestConfig(__dirname, { integration: true });
 if (process.env.KUBELET_TS_IT_RUNTIME_ONLY === '1') {
