@@ -21,4 +21,5 @@ export type { MountPoint } from './mountinfo.js';
 export { abortable } from './abort.js';
 export { goByteSlice, spewForHash } from './go-spew.js';
 export { fnv1a32 } from './fnv.js';
+export { goJson, goJsonString, goJsonStringMap } from './go-json.js';
 export type { GoValue } from './go-spew.js';

@@ -1,6 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { backoffKey, hashContainer } from './hash.js';
-import { goJsonString, goJsonStringMap } from './internal/go-json.js';
 
 describe('hashContainer', () => {
   // pkg/kubelet/container/helpers_test.go (1.34): TestHashContainer and TestHashContainerWithoutResources.
@@ -33,18 +32,5 @@ describe('hashContainer', () => {
     const app = { name: 'app', image: 'busybox' };
     const pod: Pod = { metadata: { name: 'web', namespace: 'prod', uid: 'u-1' }, spec: { containers: [app] } };
     expect(backoffKey(pod, app)).toBe(`web_prod_u-1_app_${hashContainer(app)}`);
-  });
-});
-
-describe('Go JSON strings', () => {
-  it('escapes as encoding/json does by default', () => {
-    expect(goJsonString('a<b>&c')).toBe('"a\\u003cb\\u003e\\u0026c"');
-    expect(goJsonString('q"\\\n\t\b\f\r\u0001')).toBe('"q\\"\\\\\\n\\t\\b\\f\\r\\u0001"');
-    expect(goJsonString('\u2028\u2029é😀')).toBe('"\\u2028\\u2029é😀"');
-    expect(goJsonString('\ud800x')).toBe('"\\ufffdx"');
-  });
-
-  it('marshals a string map with keys in byte order', () => {
-    expect(goJsonStringMap({ name: 'n', image: 'i' })).toBe('{"image":"i","name":"n"}');
   });
 });

@@ -1,6 +1,5 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { fnv1a32, goByteSlice, spewForHash } from '@kubelet-ts/common';
-import { goJsonStringMap } from './internal/go-json.js';
+import { fnv1a32, goByteSlice, goJsonStringMap, spewForHash } from '@kubelet-ts/common';
 
 /**
  * The container hash the upstream kubelet (1.31 and later) writes to the

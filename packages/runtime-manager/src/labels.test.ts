@@ -1,4 +1,6 @@
-import type { Pod } from '@kubelet-ts/api';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Container, Pod } from '@kubelet-ts/api';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_PORTS_ANNOTATION,
@@ -111,5 +113,22 @@ describe('labels and annotations', () => {
     expect(decoded.preStopHandler).toBeUndefined();
     expect(decoded.podTerminationGracePeriodSeconds).toBeUndefined();
     expect(decodeContainerLabels(undefined)).toEqual({ podName: '', podNamespace: '', podUID: '', containerName: '' });
+  });
+});
+
+// Written by upstream's json.Marshal for the containers of the upstream fact fixtures
+// (scripts/upstream/podfacts annotations; regenerate with scripts/upstream/podfacts/vectors.sh).
+describe('preStop and ports annotations, byte for byte as the upstream kubelet writes them', () => {
+  const vectors = JSON.parse(readFileSync(join(__dirname, '..', 'test', 'fixtures', 'upstream-container-annotations.json'), 'utf8')) as {
+    file: string;
+    container: Container;
+    preStop: string;
+    ports: string;
+  }[];
+  it.each(vectors.map((v) => [`${v.file} ${v.container.name}`, v] as const))('%s', (_name, vector) => {
+    const withContainer: Pod = { ...pod, spec: { ...pod.spec, containers: [vector.container] } };
+    const annotations = newContainerAnnotations(vector.container, withContainer, 0);
+    expect(annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION] ?? '').toBe(vector.preStop);
+    expect(annotations[CONTAINER_PORTS_ANNOTATION] ?? '').toBe(vector.ports);
   });
 });

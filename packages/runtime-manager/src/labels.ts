@@ -16,6 +16,7 @@ import {
   POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   hashContainer,
 } from '@kubelet-ts/container-runtime';
+import { goJson } from '@kubelet-ts/common';
 
 // The kuberuntime encoding of a pod and its containers onto CRI labels and annotations (upstream
 // kuberuntime/labels.go); the names are the shared contract of @kubelet-ts/container-runtime.
@@ -60,10 +61,10 @@ export function newContainerAnnotations(container: Container, pod: Pod, restartC
     annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] = String(pod.spec.terminationGracePeriodSeconds);
   }
   if (container.lifecycle?.preStop !== undefined) {
-    annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
+    annotations[CONTAINER_PRE_STOP_HANDLER_ANNOTATION] = goJson(goLifecycleHandler(container.lifecycle.preStop));
   }
   if (container.ports !== undefined && container.ports.length > 0) {
-    annotations[CONTAINER_PORTS_ANNOTATION] = JSON.stringify(container.ports);
+    annotations[CONTAINER_PORTS_ANNOTATION] = goJson(container.ports.map(goContainerPort));
   }
   if ((pod.spec.initContainers ?? []).some((c) => c.name === container.name)) annotations[CONTAINER_TYPE_ANNOTATION] = ContainerType.Init;
   else if (pod.spec.containers.some((c) => c.name === container.name)) annotations[CONTAINER_TYPE_ANNOTATION] = ContainerType.Container;
@@ -167,4 +168,39 @@ function parseJson(value: string | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+// What upstream's json.Marshal writes for these annotations: Go's field order, omitempty fields left
+// out when empty, Go's string escaping; so the upstream kubelet and kubelet-ts write the same bytes.
+const orUndefined = <T>(value: T | undefined | null | '' | 0): T | undefined =>
+  value === '' || value === 0 || value === null ? undefined : (value ?? undefined);
+const nonEmpty = <T>(list: readonly T[] | undefined | null): readonly T[] | undefined =>
+  list === undefined || list === null || list.length === 0 ? undefined : list;
+
+function goLifecycleHandler(h: LifecycleHandler): unknown {
+  return {
+    exec: h.exec === undefined ? undefined : { command: nonEmpty(h.exec.command) },
+    httpGet:
+      h.httpGet === undefined
+        ? undefined
+        : {
+            path: orUndefined(h.httpGet.path),
+            port: h.httpGet.port,
+            host: orUndefined(h.httpGet.host),
+            scheme: orUndefined(h.httpGet.scheme),
+            httpHeaders: nonEmpty(h.httpGet.httpHeaders?.map((x) => ({ name: x.name, value: x.value }))),
+          },
+    tcpSocket: h.tcpSocket === undefined ? undefined : { port: h.tcpSocket.port, host: orUndefined(h.tcpSocket.host) },
+    sleep: h.sleep === undefined ? undefined : { seconds: h.sleep.seconds },
+  };
+}
+
+function goContainerPort(p: ContainerPort): unknown {
+  return {
+    name: orUndefined(p.name),
+    hostPort: orUndefined(p.hostPort),
+    containerPort: p.containerPort,
+    protocol: orUndefined(p.protocol),
+    hostIP: orUndefined(p.hostIP),
+  };
 }

@@ -6,6 +6,7 @@
 //	podfacts vectors <node-name> <manifest-dir>   JSON: one entry per manifest
 //	podfacts layout                               JSON: the struct layout of core.Pod and v1.Pod
 //	podfacts checkpoints                          JSON: sample CPU and memory manager checkpoint files
+//	podfacts annotations <manifest-dir>           JSON: each container (v1, defaulted) with its preStop and ports annotations
 //
 // Built by scripts/upstream/build.sh (component podfacts) inside the k8s.io/kubernetes wrapper
 // module, so it uses exactly the packages the upstream kubelet binary is built from.
@@ -62,6 +63,11 @@ func main() {
 		emit(layout())
 	case "checkpoints":
 		emit(checkpoints())
+	case "annotations":
+		if len(os.Args) != 3 {
+			fail("usage: podfacts annotations <manifest-dir>")
+		}
+		emit(annotations(os.Args[2]))
 	default:
 		fail("unknown mode " + os.Args[1])
 	}
@@ -143,6 +149,45 @@ func decodeInternal(data []byte) *api.Pod {
 		fail(fmt.Sprintf("not a pod: %T", obj))
 	}
 	return pod
+}
+
+// --- container annotations --------------------------------------------------------------------
+
+type containerAnnotations struct {
+	File      string        `json:"file"`
+	Container *v1.Container `json:"container"`
+	// PreStop and Ports are what kuberuntime's newContainerAnnotations writes (json.Marshal), "" when absent.
+	PreStop string `json:"preStop"`
+	Ports   string `json:"ports"`
+}
+
+func annotations(dir string) []containerAnnotations {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	check(err)
+	sort.Strings(files)
+	out := []containerAnnotations{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		check(err)
+		pod := &v1.Pod{}
+		check(legacyscheme.Scheme.Convert(decodeInternal(data), pod, nil))
+		for i := range pod.Spec.Containers {
+			c := &pod.Spec.Containers[i]
+			entry := containerAnnotations{File: filepath.Base(file), Container: c}
+			if c.Lifecycle != nil && c.Lifecycle.PreStop != nil {
+				raw, err := json.Marshal(c.Lifecycle.PreStop)
+				check(err)
+				entry.PreStop = string(raw)
+			}
+			if len(c.Ports) > 0 {
+				raw, err := json.Marshal(c.Ports)
+				check(err)
+				entry.Ports = string(raw)
+			}
+			out = append(out, entry)
+		}
+	}
+	return out
 }
 
 // --- checkpoints ----------------------------------------------------------------------------------

@@ -37,3 +37,17 @@ export function goJsonStringMap(map: Readonly<Record<string, string>>): string {
   const keys = Object.keys(map).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return `{${keys.map((key) => `${goJsonString(key)}:${goJsonString(map[key]!)}`).join(',')}}`;
 }
+
+/**
+ * A JSON document as Go's encoding/json writes a value whose struct fields or map keys are given in
+ * the order to write them: objects keep their key order (build them in Go's field order, with
+ * omitempty fields left out), strings are escaped as Go escapes them, `undefined` members are dropped.
+ */
+export function goJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return goJsonString(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
+  const members = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${members.map(([k, v]) => `${goJsonString(k)}:${goJson(v)}`).join(',')}}`;
+}
