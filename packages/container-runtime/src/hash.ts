@@ -9,7 +9,7 @@ import { fnv1a32, goByteSlice, goJsonStringMap, spewForHash } from '@kubelet-ts/
  * restarted for a new image but not for other spec changes; and a container one kubelet created
  * is recognised by the other.
  */
-export function hashContainer(container: Pick<Container, 'name' | 'image'>): string {
+export function hashContainer(container: Container): string {
   const json = goJsonStringMap({ name: container.name, image: container.image });
   return fnv1a32(spewForHash(goByteSlice(Buffer.from(json, 'utf8')))).toString(16);
 }
