@@ -196,7 +196,8 @@ test('invalid probe specs are reported with the file and field, and the pod is n
         name: 'c',
         command: ['sleep', '3600'],
         livenessProbe: { exec: { command: ['true'] }, successThreshold: 2 },
-        readinessProbe: { tcpSocket: { port: 'metrics' } },
+        // Port 0 is out of range; a named port need not exist in the container (upstream accepts that).
+        readinessProbe: { tcpSocket: { port: 0 } },
       },
     ]),
   );
