@@ -12,3 +12,14 @@ export type CheckpointErrorCode =
 
 /** The one error class of @kubelet-ts/checkpoint-manager. */
 export class CheckpointError extends defineError<CheckpointErrorCode>('CheckpointError', { defaultCode: 'INVALID' }) {}
+
+/**
+ * Upstream's refusal when a resource manager cannot take its checkpoint (NewCheckpointState of the
+ * CPU and memory managers): the kubelet does not start until the node is drained and the file removed.
+ */
+export function restoreStateError(manager: string, path: string, problem: string): CheckpointError {
+  return new CheckpointError(
+    'INVALID',
+    `could not restore state from checkpoint: ${problem}, please drain this node and delete the ${manager} checkpoint file ${JSON.stringify(path)} before restarting Kubelet`,
+  );
+}

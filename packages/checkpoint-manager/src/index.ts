@@ -1,7 +1,7 @@
 export { createCheckpointManager } from './checkpoint-manager.js';
 export type { CheckpointManager, CheckpointManagerOptions } from './checkpoint-manager.js';
 export { goChecksum } from './checksum.js';
-export { CheckpointError } from './errors.js';
+export { CheckpointError, restoreStateError } from './errors.js';
 export type { CheckpointErrorCode } from './errors.js';
 export { CPU_MANAGER_STATE_FILE, decodeCpuManagerState, encodeCpuManagerState } from './cpu-manager-state.js';
 export type { CpuManagerState, CpuManagerStateV1 } from './cpu-manager-state.js';

@@ -21,5 +21,6 @@ export type { MountPoint } from './mountinfo.js';
 export { abortable } from './abort.js';
 export { goByteSlice, spewForHash } from './go-spew.js';
 export { fnv1a32 } from './fnv.js';
+export { forEachSubset } from './subsets.js';
 export { goJson, goJsonString, goJsonStringMap } from './go-json.js';
 export type { GoValue } from './go-spew.js';

@@ -1,8 +1,14 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import type { CheckpointManager, CpuManagerState } from '@kubelet-ts/checkpoint-manager';
-import { CPU_MANAGER_STATE_FILE, CheckpointError, decodeCpuManagerState, encodeCpuManagerState } from '@kubelet-ts/checkpoint-manager';
+import {
+  CPU_MANAGER_STATE_FILE,
+  CheckpointError,
+  decodeCpuManagerState,
+  encodeCpuManagerState,
+  restoreStateError,
+} from '@kubelet-ts/checkpoint-manager';
 import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import { errorMessage, forEachSubset, noopLogger, systemClock } from '@kubelet-ts/common';
 import { formatCpuSet, parseCpuSet } from './cpuset.js';
 import { CpuManagerError } from './errors.js';
 import { guaranteedCpus, longRunningContainers } from './internal/guaranteed.js';
@@ -128,7 +134,7 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
   const cpuHints = (available: readonly number[], request: number): TopologyHint[] => {
     let minSize = numaNodes.length;
     const hints: TopologyHint[] = [];
-    everySubset(numaNodes, (nodes) => {
+    forEachSubset(numaNodes, (nodes) => {
       const inMask = options.topology.cpus.filter((c) => nodes.includes(c.numaNode)).length;
       if (inMask >= request && nodes.length < minSize) minSize = nodes.length;
       if (available.filter((cpu) => nodes.includes(numaOf.get(cpu) ?? -1)).length >= request)
@@ -288,18 +294,6 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
   };
 }
 
-// Every non-empty subset of the NUMA nodes, smallest first (upstream bitmask.IterateBitMasks).
-function everySubset(nodes: readonly number[], visit: (subset: number[]) => void): void {
-  const pick = (size: number, start: number, chosen: number[]): void => {
-    if (size === 0) {
-      visit(chosen);
-      return;
-    }
-    for (let i = start; i <= nodes.length - size; i += 1) pick(size - 1, i + 1, [...chosen, nodes[i]!]);
-  };
-  for (let size = 1; size <= nodes.length; size += 1) pick(size, 0, []);
-}
-
 // Upstream NewStaticPolicy: reservedSystemCPUs, else ceil(kube + system reserved CPU) taken by topology.
 function reservedCpus(options: CpuManagerOptions, all: readonly number[]): number[] {
   if (options.reservedCpus !== undefined && options.reservedCpus.trim() !== '') {
@@ -344,10 +338,7 @@ async function restore(options: CpuManagerOptions, apply: (state: CpuManagerStat
     if (CheckpointError.is(err, 'NOT_FOUND')) return;
     problem = errorMessage(err);
   }
-  throw new CpuManagerError(
-    'INVALID_STATE',
-    `could not restore state from checkpoint: ${problem}, please drain this node and delete the CPU manager checkpoint file ${JSON.stringify(options.statePath)} before restarting Kubelet`,
-  );
+  throw new CpuManagerError('INVALID_STATE', restoreStateError('CPU manager', options.statePath, problem).message);
 }
 
 // Upstream staticPolicy.validateState.

@@ -1,3 +1,5 @@
+import { forEachSubset } from '@kubelet-ts/common';
+
 /**
  * NUMA node sets as bit masks (upstream topologymanager/bitmask, at most 64 nodes; the manager
  * refuses more than 8 as upstream does): bit n is NUMA node n.
@@ -23,14 +25,7 @@ export function isNarrowerThan(a: NumaMask, b: NumaMask): boolean {
   return countOf(a) === countOf(b) ? a < b : countOf(a) < countOf(b);
 }
 
-/** Every non-empty subset of `nodes`, smallest first (upstream IterateBitMasks). */
+/** Every non-empty subset of `nodes` as a mask, smallest first (upstream IterateBitMasks). */
 export function everyMask(nodes: readonly number[], visit: (mask: NumaMask) => void): void {
-  const pick = (size: number, start: number, mask: NumaMask): void => {
-    if (size === 0) {
-      visit(mask);
-      return;
-    }
-    for (let i = start; i <= nodes.length - size; i += 1) pick(size - 1, i + 1, mask | (1 << nodes[i]!));
-  };
-  for (let size = 1; size <= nodes.length; size += 1) pick(size, 0, 0);
+  forEachSubset(nodes, (subset) => visit(maskOf(subset)));
 }

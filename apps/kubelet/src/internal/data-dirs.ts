@@ -1,12 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
 import {
   CheckpointError,
   MEMORY_MANAGER_STATE_FILE,
   createCheckpointManager,
   decodeMemoryManagerState,
   encodeMemoryManagerState,
+  restoreStateError,
 } from '@kubelet-ts/checkpoint-manager';
 import type { CheckpointManager } from '@kubelet-ts/checkpoint-manager';
 
@@ -38,46 +40,21 @@ export interface ResourceManagerStateOptions {
  */
 export async function restoreResourceManagerState(options: ResourceManagerStateOptions): Promise<void> {
   const store = options.store ?? createCheckpointManager({ dir: options.rootDir });
-  await restore(store, options, {
-    file: MEMORY_MANAGER_STATE_FILE,
-    what: 'memory manager',
-    policy: options.memoryManagerPolicy,
-    prefix: '[memorymanager] ',
-    policyOf: (data, source) => decodeMemoryManagerState(data, source).policyName,
-    fresh: () => encodeMemoryManagerState({ policyName: options.memoryManagerPolicy, machineState: {}, entries: {} }),
-  });
-}
-
-interface ManagerCheckpoint {
-  file: string;
-  what: string;
-  policy: string;
-  prefix: string;
-  policyOf: (data: Uint8Array, source: string) => string;
-  fresh: () => Buffer;
-}
-
-async function restore(store: CheckpointManager, options: ResourceManagerStateOptions, m: ManagerCheckpoint): Promise<void> {
-  const path = join(options.rootDir, m.file);
+  const path = join(options.rootDir, MEMORY_MANAGER_STATE_FILE);
+  const policy = options.memoryManagerPolicy;
   let problem: string;
   try {
-    const policy = m.policyOf(await store.read(m.file), path);
-    if (policy === m.policy) {
-      options.logger.info(`Restored the ${m.what} state from its checkpoint`, { path, policy });
+    const found = decodeMemoryManagerState(await store.read(MEMORY_MANAGER_STATE_FILE), path).policyName;
+    if (found === policy) {
+      options.logger.info('Restored the memory manager state from its checkpoint', { path, policy });
       return;
     }
-    problem = `${m.prefix}configured policy ${JSON.stringify(m.policy)} differs from state checkpoint policy ${JSON.stringify(policy)}`;
+    problem = `[memorymanager] configured policy ${JSON.stringify(policy)} differs from state checkpoint policy ${JSON.stringify(found)}`;
   } catch (err) {
-    if (!CheckpointError.is(err, 'NOT_FOUND')) {
-      problem = err instanceof Error ? err.message : String(err);
-    } else {
-      await store.write(m.file, m.fresh());
-      options.logger.info(`Wrote a new ${m.what} checkpoint`, { path, policy: m.policy });
-      return;
-    }
+    if (!CheckpointError.is(err, 'NOT_FOUND')) throw restoreStateError('memory manager', path, errorMessage(err));
+    await store.write(MEMORY_MANAGER_STATE_FILE, encodeMemoryManagerState({ policyName: policy, machineState: {}, entries: {} }));
+    options.logger.info('Wrote a new memory manager checkpoint', { path, policy });
+    return;
   }
-  throw new CheckpointError(
-    'INVALID',
-    `could not restore state from checkpoint: ${problem}, please drain this node and delete the ${m.what} checkpoint file ${JSON.stringify(path)} before restarting Kubelet`,
-  );
+  throw restoreStateError('memory manager', path, problem);
 }
