@@ -201,7 +201,9 @@ describe('createApiStatusSink against the real API server', () => {
       { status: { conditions: [{ type: GATE, status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } },
       PatchType.Strategic,
     );
-    sink.statusChanged(versioned(created, runningStatus(1, 'c2')));
+    // One status object for both sends: its timestamps must not move to the next second in between.
+    const restarted = runningStatus(1, 'c2');
+    sink.statusChanged(versioned(created, restarted));
     await sink.whenIdle();
     pod = await getPod('web');
     expect(condition('Ready')?.status).toBe('True');
@@ -211,7 +213,7 @@ describe('createApiStatusSink against the real API server', () => {
 
     // The same status again: GET only, no PATCH.
     const before = calls.length;
-    sink.statusChanged(versioned(created, runningStatus(1, 'c2')));
+    sink.statusChanged(versioned(created, restarted));
     await sink.whenIdle();
     expect(calls.slice(before)).toEqual(['get web']);
   });
