@@ -44,6 +44,9 @@ CNI_BRIDGE=${KUBELET_TS_CNI_BRIDGE:-kts0}
 CNI_SUBNET=${KUBELET_TS_CNI_SUBNET:-10.77.0.0/16}
 CGROUP_ROOT=${KUBELET_TS_CGROUP_ROOT:-/kubelet-ts-test}
 REGISTRY_PORT=${KUBELET_TS_REGISTRY_PORT:-5000}
+# containerd's Prometheus endpoint (its gRPC server's grpc_server_handled_total): the benchmarks count
+# any kubelet's CRI calls there, the upstream kubelet's included.
+METRICS_ADDRESS=${KUBELET_TS_CONTAINERD_METRICS_ADDRESS:-127.0.0.1:1338}
 AUTH_REGISTRY_PORT=${KUBELET_TS_AUTH_REGISTRY_PORT:-5001}
 POD_LOGS_DIR=$DIR/pod-logs
 REGISTRY_DIR=$DIR/registry
@@ -449,6 +452,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 [grpc]
   address = "$SOCK"
 
+[metrics]
+  address = "$METRICS_ADDRESS"
+
 [plugins."io.containerd.internal.v1.opt"]
   path = "$DIR/opt"
 
@@ -489,6 +495,9 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 
 [grpc]
   address = "$SOCK"
+
+[metrics]
+  address = "$METRICS_ADDRESS"
 
 [plugins.'io.containerd.internal.v1.opt']
   path = "$DIR/opt"
@@ -792,6 +801,7 @@ KUBELET_TS_RUNTIME_DIR $DIR
 KUBELET_TS_CRI_ENDPOINT unix://$SOCK
 KUBELET_TS_CONTAINERD_PID_FILE $CONTAINERD_PID_FILE
 KUBELET_TS_CONTAINERD_CONFIG $CONTAINERD_CONFIG
+KUBELET_TS_CONTAINERD_METRICS_ADDRESS $METRICS_ADDRESS
 KUBELET_TS_CONTAINERD $CONTAINERD_MAJOR
 KUBELET_TS_CONTAINERD_VERSION $(containerd_version)
 KUBELET_TS_CTR $CTR_BIN

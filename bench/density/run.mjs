@@ -1,4 +1,5 @@
-// Benchmarks 2–4 in one kubelet session (they share the 110 running pods, which keeps
+// Benchmarks 2–4 in one session per kubelet, kubelet-ts then the upstream kubelet with the same flags and
+// configuration file (the phases share the 110 running pods, which keeps
 // `npm run bench` within its time budget):
 //   footprint, idle   the kubelet's RSS and CPU (/proc) with no pods, over --idle-seconds;
 //   density           --pods manifests written at once (one http-echo container each, httpGet
@@ -16,7 +17,7 @@
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
 // Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 2]
-//          [--no-baseline] [--baseline-concurrency <pods>] [--baseline-stop-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--kubelet-arg <flag>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
+//          [--kubelets kubelet-ts,upstream] [--no-baseline] [--baseline-concurrency <pods>] [--baseline-stop-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--kubelet-arg <flag>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
 import fs from 'node:fs';
@@ -25,7 +26,8 @@ import path from 'node:path';
 import { baselinePod, startPodDirect, stopPodDirect } from '../lib/baseline.mjs';
 import { connectCri, mapLimit, removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
 import { env, fileStamp, log, parseArgs, sleep } from '../lib/env.mjs';
-import { isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
+import { containerdCriCounts } from '../lib/containerd-metrics.mjs';
+import { KUBELETS, isReady, startKubelet, writeManifests } from '../lib/kubelet.mjs';
 import { acquireLock, releaseLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
 import { cpuAccountLine, cpuMs, loadAverage, machineCpu, measureWindow, shimPids, startCpuAccount, waitForQuiet } from '../lib/proc.mjs';
@@ -62,12 +64,26 @@ const NODE_ARGS = args.argv.flatMap((a, i) => (a === '--node-arg' && args.argv[i
 const CONFIG_LINES = args.argv.flatMap((a, i) => (a === '--config-line' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
 // --kubelet-arg X (repeatable): an extra kubelet flag, e.g. --kubelet-arg --max-parallel-starts=2.
 const KUBELET_ARGS = args.argv.flatMap((a, i) => (a === '--kubelet-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+// --kubelets kubelet-ts,upstream (default both, in that order).
+const KUBELETS_TO_RUN = args.option('kubelets', KUBELETS.join(',')).split(',');
+for (const k of KUBELETS_TO_RUN) if (!KUBELETS.includes(k)) throw new Error(`--kubelets: unknown kubelet ${k} (${KUBELETS.join(', ')})`);
 const run = createBenchmarkRun('density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
 
-/** CRI calls per second between the two counter snapshots of a measured window. */
-function callDelta(window) {
+/**
+ * CRI calls per second in a measured window: `runtime` as containerd counted them (any kubelet), `own` as
+ * kubelet-ts's counter did (null for the upstream kubelet).
+ */
+function callDelta(window, implementation) {
   const { start, end } = window.extra;
+  return {
+    ...rates(start.runtime, end.runtime),
+    own: implementation === 'kubelet-ts' ? rates(start.own, end.own) : null,
+  };
+}
+
+/** Calls per second by method between two cumulative snapshots ({ time, counts }). */
+function rates(start, end) {
   const elapsedS = (end.time - start.time) / 1000;
   const perMethod = Object.fromEntries(
     Object.keys(end.counts)
@@ -108,6 +124,171 @@ async function pollRuntime(cri, isOurs, done, { deadline, what, onPoll, check, s
   }
 }
 
+/** Every kubelet phase against one kubelet (started here, stopped and cleaned up at the end). */
+async function measureKubelet(implementation, c, { names, containerdPid, socket }) {
+  const nodeName = `bench-dens-${implementation === 'upstream' ? 'up' : 'ts'}-${process.pid}`;
+  const isOurs = (name) => name.endsWith(`-${nodeName}`);
+  const kubeletDir = path.join(run.baseDir, implementation);
+  fs.mkdirSync(kubeletDir);
+  const kubelet = await startKubelet({
+    baseDir: kubeletDir,
+    nodeName,
+    implementation,
+    cpuProf: CPU_PROF,
+    heapSnapshots: HEAP_SNAPSHOT,
+    verbosity: args.number('v', 2),
+    nodeArgs: NODE_ARGS,
+    configLines: CONFIG_LINES,
+    kubeletArgs: KUBELET_ARGS,
+  });
+  run.defer(`remove the ${implementation} cgroup root`, () => removeCgroupTree(kubelet.cgroupRoot));
+  run.defer(`remove the ${implementation} pods`, () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
+  run.defer(`stop the ${implementation} kubelet`, () => kubelet.stop());
+  // Inside kubelet-ts (its counter) and at containerd (any kubelet; windows in which this runner calls nothing).
+  const criCalls = () => kubelet.criCounts();
+  const windowCalls = async () => ({ own: await criCalls(), runtime: await containerdCriCounts() });
+  const check = () => kubelet.assertRunning('the benchmark ran');
+
+  // ---- footprint, idle
+  await sleep(SETTLE_S * 1000);
+  log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
+  const idle = await measureWindow(kubelet.pid, IDLE_S, { extra: windowCalls, others: { containerd: [containerdPid] } });
+  const heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+
+  // ---- density
+  const quietBeforeDensity = await waitForQuiet();
+  const loadBeforeDensity = loadAverage();
+  const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
+  log(`density: writing ${PODS} manifests at once`);
+  const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+  const marks = { densityStartUs: monoUs() };
+  const callsBeforeDensity = await criCalls();
+  // CPU used while the pods start: the kubelet's, containerd's (with the CNI plugins it ran and reaped) and the machine's.
+  const cpuBeforeDensity = { kubelet: cpuMs(kubelet.pid), containerd: cpuMs(containerdPid, true), machine: machineCpu() };
+  const densityAccount = startCpuAccount();
+  const t0 = writeManifests(kubelet, pods, run.baseDir);
+  const firstRunning = new Map();
+  let allRunningAt;
+  let lastReport = 0;
+  await pollRuntime(c.cri, isOurs, (s) => s.running.size >= PODS, {
+    deadline: t0 + START_TIMEOUT_MS,
+    what: `waiting for ${PODS} running containers`,
+    check,
+    onPoll: (s) => {
+      for (const name of s.running) if (!firstRunning.has(name)) firstRunning.set(name, s.now - t0);
+      if (s.running.size >= PODS) allRunningAt = s.now;
+      if (s.now - lastReport > 10_000) {
+        lastReport = s.now;
+        log(`  ${s.running.size} containers running`);
+      }
+    },
+  });
+  let allReadyAt;
+  for (;;) {
+    check();
+    const ready = (await kubelet.pods()).filter(isReady).length;
+    if (ready >= PODS) {
+      allReadyAt = performance.now();
+      break;
+    }
+    if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
+    await sleep(POLL_MS);
+  }
+  marks.densityEndUs = monoUs();
+  const densityCpuAccount = densityAccount();
+  const machineAfterDensity = machineCpu();
+  const densityCpu = {
+    kubeletCpuSeconds: round(((cpuMs(kubelet.pid) ?? 0) - (cpuBeforeDensity.kubelet ?? 0)) / 1000, 1),
+    containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (cpuBeforeDensity.containerd ?? 0)) / 1000, 1),
+    machineBusyPercent: round(
+      (100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) /
+        Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total),
+      1,
+    ),
+    cpuAccount: densityCpuAccount,
+  };
+  const callsAfterDensity = await criCalls();
+  log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
+
+  // ---- footprint, steady
+  await sleep(SETTLE_S * 1000);
+  log(`steady: measuring for ${STEADY_S} s`);
+  marks.steadyStartUs = monoUs();
+  const steady = await measureWindow(kubelet.pid, STEADY_S, {
+    extra: windowCalls,
+    others: { containerd: [containerdPid], shims: shimPids(socket) },
+  });
+  marks.steadyEndUs = monoUs();
+  const heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
+
+  // ---- stop latency
+  const loadBeforeStop = loadAverage();
+  log(`stop: deleting ${PODS} manifests at once`);
+  marks.stopStartUs = monoUs();
+  const s0 = performance.now();
+  for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
+  const stopMarks = {};
+  await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
+    sandboxes: true,
+    deadline: s0 + STOP_TIMEOUT_MS,
+    what: 'waiting for every sandbox to be removed',
+    check,
+    onPoll: (s) => {
+      if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
+      if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY'))
+        stopMarks.sandboxesStopped = s.now - s0;
+      if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
+    },
+  });
+  log(
+    `stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`,
+  );
+  const totalCalls = await kubelet.criCounts();
+  await kubelet.stop();
+  marks.stopEndUs = monoUs();
+  const profile = CPU_PROF && implementation === 'kubelet-ts' ? profileIn(kubelet.dirs.prof, marks) : null;
+  const removed = await removeSandboxes(c, (s) => isOurs(s.metadata.name));
+  if (removed > 0) log(`${implementation}: ${removed} sandboxes left after the stop, removed`);
+  const densityResult = {
+    allRunningSeconds: seconds(allRunningAt - t0),
+    allReadySeconds: seconds(allReadyAt - t0),
+    perPodRunningSeconds: summarize(
+      [...firstRunning.values()].map((ms) => ms / 1000),
+      2,
+    ),
+    quietBefore: quietBeforeDensity,
+    ...densityCpu,
+  };
+  const stopResult = {
+    containersStoppedSeconds: seconds(stopMarks.containersStopped),
+    sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
+    sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
+  };
+  const densityCalls = Object.fromEntries(
+    Object.entries(callsAfterDensity.counts)
+      .map(([m, n]) => [m.replace(/^\/runtime\.v1\./, ''), n - (callsBeforeDensity.counts[m] ?? 0)])
+      .filter(([, n]) => n > 0),
+  );
+  const idleCalls = callDelta(idle, implementation);
+  const steadyCalls = callDelta(steady, implementation);
+  delete idle.extra;
+  delete steady.extra;
+  return {
+    command: kubelet.command,
+    loadAverage: { beforeDensity: loadBeforeDensity, beforeStop: loadBeforeStop },
+    footprint: {
+      idle: { ...idle, criCalls: idleCalls },
+      steady: { ...steady, criCalls: steadyCalls },
+      heap: HEAP_SNAPSHOT ? { idle: heapIdle, steady: heapSteady } : null,
+    },
+    // kubelet-ts's own count; the upstream kubelet's is containerd's, with this runner's polling in it.
+    density: { ...densityResult, criCalls: densityCalls, criCallsCountedBy: implementation === 'kubelet-ts' ? 'kubelet' : 'containerd' },
+    stop: stopResult,
+    criCallsWholeRun: implementation === 'kubelet-ts' ? totalCalls.counts : null,
+    cpuProfile: profile,
+  };
+}
+
 await run.main(async () => {
   const machine = machineInfo();
   const image = env('KUBELET_TS_HTTP_IMAGE');
@@ -119,160 +300,10 @@ await run.main(async () => {
 
   await acquireLock();
   log(`holding the integration lock; work dir ${run.baseDir}`);
-  let densityCpu,
-    kubelet,
-    idle,
-    steady,
-    heapIdle,
-    heapSteady,
-    densityResult,
-    stopResult,
-    totalCalls,
-    profile,
-    loadBeforeDensity,
-    quietBeforeDensity,
-    loadBeforeStop,
-    densityCalls;
-  const nodeName = `bench-dens-${process.pid}`;
-  const isOurs = (name) => name.endsWith(`-${nodeName}`);
-  if (!BASELINE_ONLY) {
-    const kubeletDir = path.join(run.baseDir, 'kubelet');
-    fs.mkdirSync(kubeletDir);
-    kubelet = await startKubelet({
-      baseDir: kubeletDir,
-      nodeName,
-      cpuProf: CPU_PROF,
-      heapSnapshots: HEAP_SNAPSHOT,
-      verbosity: args.number('v', 2),
-      nodeArgs: NODE_ARGS,
-      configLines: CONFIG_LINES,
-      kubeletArgs: KUBELET_ARGS,
-    });
-    run.defer('remove the kubelet cgroup root', () => removeCgroupTree(kubelet.cgroupRoot));
-    run.defer('remove the kubelet pods', () => removeSandboxes(c, (s) => isOurs(s.metadata.name)));
-    run.defer('stop the kubelet', () => kubelet.stop());
-    const criCalls = () => kubelet.criCounts();
-    const check = () => kubelet.assertRunning('the benchmark ran');
-
-    // ---- footprint, idle
-    await sleep(SETTLE_S * 1000);
-    log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
-    idle = await measureWindow(kubelet.pid, IDLE_S, { extra: criCalls, others: { containerd: [containerdPid] } });
-    heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
-
-    // ---- density
-    quietBeforeDensity = await waitForQuiet();
-    loadBeforeDensity = loadAverage();
-    const pods = names.map((name) => ({ name, manifest: podManifest(name, { readiness: true, label: 'density' }) }));
-    log(`density: writing ${PODS} manifests at once`);
-    const monoUs = () => Number(process.hrtime.bigint() / 1000n);
-    const marks = { densityStartUs: monoUs() };
-    const callsBeforeDensity = await criCalls();
-    // CPU used while the pods start: the kubelet's, containerd's (with the CNI plugins it ran and reaped) and the machine's.
-    const cpuBeforeDensity = { kubelet: cpuMs(kubelet.pid), containerd: cpuMs(containerdPid, true), machine: machineCpu() };
-    const densityAccount = startCpuAccount();
-    const t0 = writeManifests(kubelet, pods, run.baseDir);
-    const firstRunning = new Map();
-    let allRunningAt;
-    let lastReport = 0;
-    await pollRuntime(c.cri, isOurs, (s) => s.running.size >= PODS, {
-      deadline: t0 + START_TIMEOUT_MS,
-      what: `waiting for ${PODS} running containers`,
-      check,
-      onPoll: (s) => {
-        for (const name of s.running) if (!firstRunning.has(name)) firstRunning.set(name, s.now - t0);
-        if (s.running.size >= PODS) allRunningAt = s.now;
-        if (s.now - lastReport > 10_000) {
-          lastReport = s.now;
-          log(`  ${s.running.size} containers running`);
-        }
-      },
-    });
-    let allReadyAt;
-    for (;;) {
-      check();
-      const ready = (await kubelet.pods()).filter(isReady).length;
-      if (ready >= PODS) {
-        allReadyAt = performance.now();
-        break;
-      }
-      if (performance.now() > t0 + START_TIMEOUT_MS) throw new Error(`only ${ready} of ${PODS} pods Ready`);
-      await sleep(POLL_MS);
-    }
-    marks.densityEndUs = monoUs();
-    const densityCpuAccount = densityAccount();
-    const machineAfterDensity = machineCpu();
-    densityCpu = {
-      kubeletCpuSeconds: round(((cpuMs(kubelet.pid) ?? 0) - (cpuBeforeDensity.kubelet ?? 0)) / 1000, 1),
-      containerdCpuSeconds: round(((cpuMs(containerdPid, true) ?? 0) - (cpuBeforeDensity.containerd ?? 0)) / 1000, 1),
-      machineBusyPercent: round(
-        (100 * (machineAfterDensity.busy - cpuBeforeDensity.machine.busy)) /
-          Math.max(1, machineAfterDensity.total - cpuBeforeDensity.machine.total),
-        1,
-      ),
-      cpuAccount: densityCpuAccount,
-    };
-    const callsAfterDensity = await criCalls();
-    log(`density: all running after ${seconds(allRunningAt - t0)} s, all Ready after ${seconds(allReadyAt - t0)} s`);
-
-    // ---- footprint, steady
-    await sleep(SETTLE_S * 1000);
-    log(`steady: measuring for ${STEADY_S} s`);
-    marks.steadyStartUs = monoUs();
-    steady = await measureWindow(kubelet.pid, STEADY_S, {
-      extra: criCalls,
-      others: { containerd: [containerdPid], shims: shimPids(socket) },
-    });
-    marks.steadyEndUs = monoUs();
-    heapSteady = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
-
-    // ---- stop latency
-    loadBeforeStop = loadAverage();
-    log(`stop: deleting ${PODS} manifests at once`);
-    marks.stopStartUs = monoUs();
-    const s0 = performance.now();
-    for (const name of names) fs.unlinkSync(path.join(kubelet.dirs.manifests, `${name}.json`));
-    const stopMarks = {};
-    await pollRuntime(c.cri, isOurs, (s) => s.sandboxes.length === 0, {
-      sandboxes: true,
-      deadline: s0 + STOP_TIMEOUT_MS,
-      what: 'waiting for every sandbox to be removed',
-      check,
-      onPoll: (s) => {
-        if (stopMarks.containersStopped === undefined && s.running.size === 0) stopMarks.containersStopped = s.now - s0;
-        if (stopMarks.sandboxesStopped === undefined && s.sandboxes.every((x) => x.state !== 'SANDBOX_READY'))
-          stopMarks.sandboxesStopped = s.now - s0;
-        if (s.sandboxes.length === 0) stopMarks.sandboxesGone = s.now - s0;
-      },
-    });
-    log(
-      `stop: containers stopped ${seconds(stopMarks.containersStopped)} s, sandboxes stopped ${seconds(stopMarks.sandboxesStopped)} s, gone ${seconds(stopMarks.sandboxesGone)} s`,
-    );
-    totalCalls = await kubelet.criCounts();
-    await kubelet.stop();
-    marks.stopEndUs = monoUs();
-    profile = CPU_PROF ? profileIn(kubelet.dirs.prof, marks) : null;
-    densityResult = {
-      allRunningSeconds: seconds(allRunningAt - t0),
-      allReadySeconds: seconds(allReadyAt - t0),
-      perPodRunningSeconds: summarize(
-        [...firstRunning.values()].map((ms) => ms / 1000),
-        2,
-      ),
-      quietBefore: quietBeforeDensity,
-      ...densityCpu,
-    };
-    stopResult = {
-      containersStoppedSeconds: seconds(stopMarks.containersStopped),
-      sandboxesStoppedSeconds: seconds(stopMarks.sandboxesStopped),
-      sandboxesGoneSeconds: seconds(stopMarks.sandboxesGone),
-    };
-    densityCalls = Object.fromEntries(
-      Object.entries(callsAfterDensity.counts)
-        .map(([m, n]) => [m.replace(/^\/runtime\.v1\./, ''), n - (callsBeforeDensity.counts[m] ?? 0)])
-        .filter(([, n]) => n > 0),
-    );
-  }
+  const measured = {};
+  if (!BASELINE_ONLY)
+    for (const implementation of KUBELETS_TO_RUN)
+      measured[implementation] = await measureKubelet(implementation, c, { names, containerdPid, socket });
 
   // ---- the direct-CRI baseline (the kubelet is stopped: nothing kills these pods)
   let baseline = null;
@@ -368,94 +399,140 @@ await run.main(async () => {
       baselineTable,
     ].join('\n');
   } else {
-    const idleCalls = callDelta(idle);
-    const steadyCalls = callDelta(steady);
-    delete idle.extra;
-    delete steady.extra;
+    const ts = measured['kubelet-ts'];
+    const up = measured.upstream;
+    const vs = (f) => ratio(f(ts), f(up));
+    const get = (f) => (m) => (m === undefined ? undefined : f(m));
+    const allRunning = get((m) => m.density.allRunningSeconds);
+    const allReady = get((m) => m.density.allReadySeconds);
+    const gone = get((m) => m.stop.sandboxesGoneSeconds);
+    const steadyRss = get((m) => m.footprint.steady.rssMiB.max);
+    const steadyCpu = get((m) => m.footprint.steady.cpuPercentOfOneCore);
+    const steadyCalls = get((m) => m.footprint.steady.criCalls.perSecond);
+    const idleRss = get((m) => m.footprint.idle.rssMiB.max);
+    const idleCpu = get((m) => m.footprint.idle.cpuPercentOfOneCore);
+    const ratios = {
+      densityAllRunning: ratio(allRunning(ts), baseline?.allRunningSeconds),
+      stopSandboxesGone: ratio(gone(ts), baseline?.stopAndRemoveSeconds),
+      upstreamDensityAllRunning: ratio(allRunning(up), baseline?.allRunningSeconds),
+      upstreamStopSandboxesGone: ratio(gone(up), baseline?.stopAndRemoveSeconds),
+      vsUpstream: {
+        densityAllRunning: vs(allRunning),
+        densityAllReady: vs(allReady),
+        stopSandboxesGone: vs(gone),
+        idleRss: vs(idleRss),
+        idleCpu: vs(idleCpu),
+        steadyRss: vs(steadyRss),
+        steadyCpu: vs(steadyCpu),
+        steadyCriCallsPerSecond: vs(steadyCalls),
+      },
+    };
+    const atMost = (value, limit) => value !== null && value !== undefined && value <= limit;
+    const upstreamTarget = (r) => (up === undefined ? null : atMost(r, 1.0));
     result = {
       ...base,
-      kubeletCommand: kubelet.command,
-      loadAverage: { beforeDensity: loadBeforeDensity, beforeStop: loadBeforeStop, atEnd: loadAverage() },
-      footprint: {
-        idle: { ...idle, criCalls: idleCalls },
-        steady: { ...steady, criCalls: steadyCalls },
-        heap: HEAP_SNAPSHOT ? { idle: heapIdle, steady: heapSteady } : null,
-      },
-      density: { ...densityResult, criCalls: densityCalls },
-      stop: stopResult,
+      runtime: { containerd: process.env.KUBELET_TS_CONTAINERD_VERSION },
+      order: [...KUBELETS_TO_RUN],
+      kubeletCommand: ts?.command,
+      upstreamCommand: up?.command,
+      loadAverage: { ...ts?.loadAverage, atEnd: loadAverage() },
+      // kubelet-ts's figures at the top level (as earlier results, for the summary); the upstream kubelet's beside them.
+      footprint: ts?.footprint,
+      density: ts?.density,
+      stop: ts?.stop,
+      criCallsWholeRun: ts?.criCallsWholeRun,
+      cpuProfile: ts?.cpuProfile ?? null,
+      upstream: up ?? null,
       baseline,
-      ratios: {
-        densityAllRunning: ratio(densityResult.allRunningSeconds, baseline?.allRunningSeconds),
-        stopSandboxesGone: ratio(stopResult.sandboxesGoneSeconds, baseline?.stopAndRemoveSeconds),
-      },
+      ratios,
       targets: {
-        rssAtMost150MiB: steady.rssMiB.max <= 150,
-        steadyCpuAtMost5Percent: steady.cpuPercentOfOneCore <= 5,
+        rssAtMost100MiB: atMost(steadyRss(ts), 100),
+        rssAtMostUpstream: upstreamTarget(ratios.vsUpstream.steadyRss),
+        steadyCpuAtMostUpstream: upstreamTarget(ratios.vsUpstream.steadyCpu),
+        densityAtMostUpstream: upstreamTarget(ratios.vsUpstream.densityAllRunning),
+        stopAtMostUpstream: upstreamTarget(ratios.vsUpstream.stopSandboxesGone),
+        densityAtMost1point1Baseline: atMost(ratios.densityAllRunning, 1.1),
+        stopAtMost1point1Baseline: atMost(ratios.stopSandboxesGone, 1.1),
       },
-      criCallsWholeRun: totalCalls.counts,
-      cpuProfile: profile,
     };
+    const footprintRow = (label, m, phase) => {
+      const w = m?.footprint[phase];
+      return [
+        label,
+        w?.cpuPercentOfOneCore,
+        w === undefined ? null : `${w.rssMiB.p50} / ${w.rssMiB.max}`,
+        w?.criCalls.perSecond,
+        w?.others.containerd,
+        w?.machineBusyPercentOfAllCores,
+      ];
+    };
+    const verdict = (met) => (met === null ? 'not measured' : met ? 'met' : 'not met');
     md = [
       `# Density, footprint and stop latency — ${result.date}`,
       '',
-      `\`${result.command}\` — ${PODS} pods; ${result.pod}.`,
+      `\`${result.command}\` — ${PODS} pods; ${result.pod}. containerd ${result.runtime.containerd ?? '?'}; kubelets in this order: ${result.order.join(', ')}, then the baseline.`,
       '',
-      `Machine: ${machineLine(machine)}; load average before density ${loadBeforeDensity.join(' / ')}, before stop ${loadBeforeStop.join(' / ')}.`,
+      `Machine: ${machineLine(machine)}.`,
       '',
       table(
-        ['', 'kubelet', 'direct CRI baseline', 'kubelet ÷ baseline'],
+        ['', 'kubelet-ts', 'upstream kubelet', 'direct CRI baseline', 'kubelet-ts ÷ upstream', 'kubelet-ts ÷ baseline'],
         [
           [
             `${PODS} pods written at once → all containers running (s)`,
-            densityResult.allRunningSeconds,
+            allRunning(ts),
+            allRunning(up),
             baseline?.allRunningSeconds,
-            result.ratios.densityAllRunning,
+            ratios.vsUpstream.densityAllRunning,
+            ratios.densityAllRunning,
           ],
-          [`→ all Ready in /pods (s)`, densityResult.allReadySeconds, null, null],
-          [`delete all → every container stopped (s)`, stopResult.containersStoppedSeconds, null, null],
-          [`delete all → every sandbox stopped (s)`, stopResult.sandboxesStoppedSeconds, null, null],
+          [`→ all Ready in /pods (s)`, allReady(ts), allReady(up), null, ratios.vsUpstream.densityAllReady, null],
+          [
+            `delete all → every container stopped (s)`,
+            ts?.stop.containersStoppedSeconds,
+            up?.stop.containersStoppedSeconds,
+            null,
+            null,
+            null,
+          ],
+          [`delete all → every sandbox stopped (s)`, ts?.stop.sandboxesStoppedSeconds, up?.stop.sandboxesStoppedSeconds, null, null, null],
           [
             `delete all → every sandbox gone (s)`,
-            stopResult.sandboxesGoneSeconds,
+            gone(ts),
+            gone(up),
             baseline?.stopAndRemoveSeconds,
-            result.ratios.stopSandboxesGone,
+            ratios.vsUpstream.stopSandboxesGone,
+            ratios.stopSandboxesGone,
           ],
         ],
       ),
       '',
       table(
-        ['kubelet footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s', 'containerd CPU %', 'machine busy %'],
+        ['footprint', 'CPU % of one core', 'RSS MiB p50 / max', 'CRI calls/s (containerd)', 'containerd CPU %', 'machine busy %'],
         [
-          [
-            `idle, no pods (${idle.seconds} s)`,
-            idle.cpuPercentOfOneCore,
-            `${idle.rssMiB.p50} / ${idle.rssMiB.max}`,
-            idleCalls.perSecond,
-            idle.others.containerd,
-            idle.machineBusyPercentOfAllCores,
-          ],
-          [
-            `steady, ${PODS} pods (${steady.seconds} s)`,
-            steady.cpuPercentOfOneCore,
-            `${steady.rssMiB.p50} / ${steady.rssMiB.max}`,
-            steadyCalls.perSecond,
-            steady.others.containerd,
-            steady.machineBusyPercentOfAllCores,
-          ],
+          footprintRow(`kubelet-ts idle, no pods`, ts, 'idle'),
+          footprintRow(`upstream kubelet idle, no pods`, up, 'idle'),
+          footprintRow(`kubelet-ts steady, ${PODS} pods`, ts, 'steady'),
+          footprintRow(`upstream kubelet steady, ${PODS} pods`, up, 'steady'),
         ],
       ),
       '',
-      `Steady CRI calls per second by method: ${Object.entries(steadyCalls.perMethod)
-        .map(([m, r]) => `${m} ${r}`)
-        .join(', ')}.`,
+      `kubelet-ts ÷ upstream: idle RSS ${ratios.vsUpstream.idleRss}, idle CPU ${ratios.vsUpstream.idleCpu}, steady RSS ${ratios.vsUpstream.steadyRss}, steady CPU ${ratios.vsUpstream.steadyCpu}, steady CRI calls/s ${ratios.vsUpstream.steadyCriCallsPerSecond}.`,
       '',
-      `CRI calls during the density phase: ${Object.entries(densityCalls)
-        .map(([m, n]) => `${m} ${n}`)
-        .join(', ')}.`,
-      '',
-      `Whole machine while the ${PODS} pods start — kubelet: ${cpuAccountLine(densityResult.cpuAccount)}${baseline ? `; direct CRI baseline: ${cpuAccountLine(baseline.cpuAccount)}` : ''}.`,
-      '',
-      `Targets: RSS ≤ 150 MiB with ${PODS} pods ${result.targets.rssAtMost150MiB ? 'met' : 'not met'}; steady CPU ≤ 5 % ${result.targets.steadyCpuAtMost5Percent ? 'met' : 'not met'}.`,
+      ...['kubelet-ts', 'upstream'].flatMap((k) => {
+        const m = measured[k];
+        if (m === undefined) return [];
+        const calls = m.footprint.steady.criCalls.perMethod;
+        return [
+          `${k}: steady CRI calls per second by method (containerd) — ${Object.entries(calls)
+            .map(([method, r]) => `${method} ${r}`)
+            .join(', ')}; CRI calls during the density phase (${m.density.criCallsCountedBy}) — ${Object.entries(m.density.criCalls)
+            .map(([method, n]) => `${method} ${n}`)
+            .join(', ')}; whole machine while the pods start — ${cpuAccountLine(m.density.cpuAccount)}.`,
+          '',
+        ];
+      }),
+      ...(baseline ? [`Direct CRI baseline, whole machine while the pods start — ${cpuAccountLine(baseline.cpuAccount)}.`, ''] : []),
+      `Targets: kubelet-ts RSS ≤ 100 MiB with ${PODS} pods ${verdict(result.targets.rssAtMost100MiB)}; ≤ upstream: RSS ${verdict(result.targets.rssAtMostUpstream)}, steady CPU ${verdict(result.targets.steadyCpuAtMostUpstream)}, density ${verdict(result.targets.densityAtMostUpstream)}, stop ${verdict(result.targets.stopAtMostUpstream)}; ≤ 1.1 × baseline: density ${verdict(result.targets.densityAtMost1point1Baseline)}, stop ${verdict(result.targets.stopAtMost1point1Baseline)}.`,
     ].join('\n');
   }
   // A baseline-only run is an experiment: it never becomes the latest density result.

@@ -1,13 +1,27 @@
-// Starts the real kubelet binary (apps/kubelet/dist/main.js) for a benchmark, in standalone mode,
-// with everything of its own: root dir, static manifest dir, pod logs dir, cgroup root under
-// $KUBELET_TS_CGROUP_ROOT, node name, free read-only and healthz ports. The shared containerd is
-// the only thing it shares, which is why callers hold the integration lock.
-import { spawn } from 'node:child_process';
+// Starts a kubelet for a benchmark, in standalone mode: kubelet-ts (apps/kubelet/dist/main.js) or the
+// upstream kubelet (built by scripts/upstream/build.sh), with the same flags and configuration file and
+// everything of its own: root dir, static manifest dir, pod logs dir, cgroup root under
+// $KUBELET_TS_CGROUP_ROOT, node name, free ports. The shared containerd is the only thing it shares,
+// which is why callers hold the integration lock.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KUBELET_MAIN, env, sleep } from './env.mjs';
+import { makeCgroup, unmountUnder } from '../../scripts/lib/upstream-kubelet.mjs';
+import { containerdCriCounts } from './containerd-metrics.mjs';
+import { KUBELET_MAIN, REPO_ROOT, env, sleep } from './env.mjs';
+
+/** The kubelets a benchmark can run: ours and the reference. */
+export const KUBELETS = ['kubelet-ts', 'upstream'];
+
+/** The upstream kubelet binary (the control plane's env names its dir; else build.sh says where it goes). */
+export function upstreamKubeletBinary() {
+  const dir =
+    process.env.KUBELET_TS_UPSTREAM_BIN_DIR ||
+    execFileSync('bash', [path.join(REPO_ROOT, 'scripts/upstream/build.sh'), '--bin-dir'], { encoding: 'utf8' }).trim();
+  return path.join(dir, 'kubelet');
+}
 
 const COUNTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cri-call-counter.cjs');
 
@@ -32,6 +46,8 @@ export const freePort = () =>
  * @param {string[]} [options.configLines]  more KubeletConfiguration lines, for experiments (e.g. `containerLogMonitorInterval: 1m`)
  * @param {string[]} [options.kubeletArgs]  more kubelet flags, for experiments (e.g. `--max-parallel-starts=2`)
  * @param {boolean} [options.criCallCounter]  preload the CRI call counter (default true; criCounts() needs it)
+ * @param {'kubelet-ts'|'upstream'} [options.implementation]  which kubelet (default kubelet-ts); the node-only
+ *   options (cpuProf, heapSnapshots, nodeArgs, criCallCounter) apply to kubelet-ts alone
  */
 export async function startKubelet({
   baseDir,
@@ -42,8 +58,11 @@ export async function startKubelet({
   nodeArgs: extraNodeArgs = [],
   configLines = [],
   kubeletArgs = [],
-  criCallCounter = true,
+  criCallCounter: wantCounter = true,
+  implementation = 'kubelet-ts',
 }) {
+  const upstream = implementation === 'upstream';
+  const criCallCounter = wantCounter && !upstream;
   const dirs = {
     manifests: path.join(baseDir, 'manifests'),
     root: path.join(baseDir, 'root'),
@@ -53,8 +72,11 @@ export async function startKubelet({
   };
   for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const cgroupRoot = `${env('KUBELET_TS_CGROUP_ROOT')}/${nodeName}`;
+  // The upstream kubelet refuses a cgroup root missing in any hierarchy; kubelet-ts makes its own.
+  if (upstream) makeCgroup(cgroupRoot);
   const readOnlyPort = await freePort();
   const healthzPort = await freePort();
+  const serverPort = await freePort();
   const configFile = path.join(baseDir, 'kubelet-config.yaml');
   fs.writeFileSync(
     configFile,
@@ -63,9 +85,19 @@ export async function startKubelet({
       'kind: KubeletConfiguration',
       `readOnlyPort: ${readOnlyPort}`,
       `healthzPort: ${healthzPort}`,
+      `port: ${serverPort}`,
       `podLogsDir: ${dirs.podLogs}`,
       `containerLogsDir: ${dirs.containerLogs}`,
       'failSwapOn: false',
+      // What the upstream kubelet needs on these machines (cgroup v1, no CAP_SYS_RESOURCE for a negative
+      // oom_score_adj) and standalone (no API server for webhook authn/authz); low eviction thresholds, so
+      // that a test machine with little free disk evicts nothing. Both kubelets get the same file.
+      'cgroupDriver: cgroupfs',
+      'failCgroupV1: false',
+      'oomScoreAdj: 0',
+      'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}',
+      'authorization: {mode: AlwaysAllow}',
+      "evictionHard: {memory.available: 100Mi, nodefs.available: '1%', imagefs.available: '1%', nodefs.inodesFree: '1%'}",
       ...configLines,
       'logging:',
       '  format: json',
@@ -89,7 +121,9 @@ export async function startKubelet({
   const criCountsDir = path.join(baseDir, 'cri-counts');
   let criRequests = 0;
   const logFd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, KUBELET_MAIN, ...args], {
+  const [program, ...programArgs] = upstream ? [upstreamKubeletBinary()] : [process.execPath, ...nodeArgs, KUBELET_MAIN];
+  if (!fs.existsSync(program)) throw new Error(`${program} is missing: build it with bash scripts/upstream/build.sh kubelet`);
+  const child = spawn(program, [...programArgs, ...args], {
     stdio: ['ignore', logFd, logFd],
     env: criCallCounter ? { ...process.env, KUBELET_TS_BENCH_CRI_COUNTS: criCountsDir } : process.env,
   });
@@ -99,6 +133,7 @@ export async function startKubelet({
   const running = () => child.exitCode === null && child.signalCode === null;
 
   const handle = {
+    implementation,
     pid: child.pid,
     nodeName,
     cgroupRoot,
@@ -106,7 +141,10 @@ export async function startKubelet({
     logFile,
     readOnlyPort,
     healthzPort,
-    command: `node ${nodeArgs.map((a) => a.replace(baseDir, '<tmp>')).join(' ')} apps/kubelet/dist/main.js ${args.map((a) => a.replace(baseDir, '<tmp>')).join(' ')}`,
+    command: `${upstream ? program : `node ${nodeArgs.join(' ')} apps/kubelet/dist/main.js`} ${args.join(' ')}`.replaceAll(
+      baseDir,
+      '<tmp>',
+    ),
     running,
     /** Throws with the log's tail when the kubelet has exited. */
     assertRunning(what) {
@@ -121,9 +159,11 @@ export async function startKubelet({
     },
     /**
      * Cumulative CRI calls per gRPC method: asked of the preloaded counter while the kubelet runs (it answers
-     * within milliseconds), else as it wrote them at exit.
+     * within milliseconds), else as it wrote them at exit. Without the counter (the upstream kubelet):
+     * containerd's counts of every client (bench/lib/containerd-metrics.mjs).
      */
     async criCounts(timeoutMs = 5000) {
+      if (!criCallCounter) return { ...(await containerdCriCounts()), samples: {} };
       const file = path.join(criCountsDir, 'counts.json');
       const read = () => {
         try {
@@ -161,12 +201,14 @@ export async function startKubelet({
         await sleep(500);
       }
     },
-    /** SIGTERM, then SIGKILL after 20 s; resolves when it has exited (the CPU profile is written then). */
+    /** SIGTERM, then SIGKILL after 20 s; resolves when it has exited (the CPU profile is written then) and its mounts are gone. */
     async stop() {
       if (running()) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);
+      // The upstream kubelet makes its root dir a shared bind mount, and leaves it.
+      if (upstream) unmountUnder(dirs.root);
     },
   };
 

@@ -22,7 +22,8 @@ export function machineInfo() {
     kernel: `${os.type()} ${os.release()}`,
     os: sh('sh', ['-c', '. /etc/os-release && echo "$PRETTY_NAME"']),
     node: process.version,
-    containerd: sh('containerd', ['--version'])?.replace(/^containerd\s+/, '') ?? null,
+    // The running one (the test runtime's env: containerd 1.6 or 2), not whichever is on PATH.
+    containerd: process.env.KUBELET_TS_CONTAINERD_VERSION || (sh('containerd', ['--version'])?.replace(/^containerd\s+/, '') ?? null),
     runc:
       sh('runc', ['--version'])
         ?.split('\n')[0]

@@ -173,7 +173,7 @@ function v1Hierarchies() {
 }
 
 // The kubelet checks that its cgroup root exists in every hierarchy before it makes kubepods there.
-function makeCgroup(cgroup) {
+export function makeCgroup(cgroup) {
   for (const h of v1Hierarchies()) {
     const target = path.join(h, cgroup);
     fs.mkdirSync(target, { recursive: true });
@@ -247,7 +247,8 @@ function removePods(env, dir) {
   }
 }
 
-function unmountUnder(dir) {
+/** Unmounts everything at or below `dir`, deepest first (the upstream kubelet bind-mounts its root dir). */
+export function unmountUnder(dir) {
   const mounts = fs
     .readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
