@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# `npm run bench`: the node benchmarks of issue 8 against the runtime of `scripts/test-runtime.sh up`,
-# one after another, then the summary table (bench/results/latest.md, and docs/performance.md).
-#   bench/start-latency   30 static pods one after another vs the direct-CRI baseline     ~1.5 min
-#   bench/density         idle footprint, 110 pods at once vs the baseline, steady
-#                         footprint over 2 min, stop latency                               ~6 min
-#   bench/podman          the same 110 pods with podman kube play / kube down             ~1–3 min
+# `npm run bench`: the node benchmarks against the runtime of `scripts/test-runtime.sh up`, kubelet-ts and
+# the upstream kubelet (same flags and config file) one after the other in each, then the summary table
+# (bench/results/latest.md, and docs/performance.md).
+#   bench/start-latency   30 static pods one after another, each kubelet, vs the direct-CRI baseline
+#   bench/density         per kubelet: idle footprint, 110 pods at once, steady footprint over 1 min,
+#                         stop latency; then the direct-CRI baseline
+#   bench/drift           five 110-pod start/stop cycles with kubelet-ts: no slowdown, no leak
 # The kubelet benchmarks take the integration tests' lock on the shared containerd while they run.
-#   --all     also the probe benchmarks of issue 4: bench/probes (the probe manager library alone, ~0.5 min)
-#             and bench/probes-kubelet (110 pods' probes through the kubelet, ~4 min): past the 10-minute
-#             budget of the default run
+#   --all     also bench/podman (the same 110 pods with podman kube play / kube down, ~1–3 min) and the
+#             probe benchmarks of issue 4: bench/probes (the probe manager library alone, ~0.5 min) and
+#             bench/probes-kubelet (110 pods' probes through the kubelet, ~4 min)
 #   --no-docs do not rewrite the table in docs/performance.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,10 +37,12 @@ failed=0
 step bench/start-latency
 node bench/start-latency/run.mjs || failed=1
 step bench/density
-node bench/density/run.mjs || failed=1
-step bench/podman
-node bench/podman/run.mjs --stop-timeout 240 || failed=1
+node bench/density/run.mjs --steady-seconds 60 || failed=1
+step bench/drift
+node bench/drift/run.mjs || failed=1
 if [ "$all" = 1 ]; then
+  step bench/podman
+  node bench/podman/run.mjs --stop-timeout 240 || failed=1
   step bench/probes
   node bench/probes/run.mjs || failed=1
   step bench/probes-kubelet

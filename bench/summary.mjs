@@ -15,6 +15,7 @@ const args = parseArgs();
 const start = readLatest('start-latency');
 const density = readLatest('density');
 const podman = readLatest('podman');
+const drift = readLatest('drift');
 const mark = (ok) => (ok === null || ok === undefined ? '–' : ok ? 'met' : '**not met**');
 const pair = (a, b, unit = '') => (a === null || a === undefined ? '–' : `${a} / ${b}${unit}`);
 const runtimeOf = (r) => (r.runtime?.containerd ? `, containerd ${r.runtime.containerd}` : '');
@@ -142,6 +143,22 @@ if (density) {
   ]);
 }
 
+if (drift) {
+  const first = drift.cycles[0];
+  const last = drift.cycles.at(-1);
+  targets.drift = drift.passed;
+  rows.push([
+    `Drift: ${drift.cycles.length} cycles of ${drift.pods} pods, first → last cycle: all running / all gone (s); mounts, shims, netns, NAT rules, cgroups, fds, heap back`,
+    `${first.startSeconds} → ${last.startSeconds} / ${first.stopSeconds} → ${last.stopSeconds} s; heap ${first.levels.kubeletHeapMiB} → ${last.levels.kubeletHeapMiB} MiB`,
+    '',
+    '',
+    '',
+    '',
+    'last within 10 % of first, every level back',
+    mark(drift.passed),
+  ]);
+}
+
 // Where the machine's CPU went while the pods started (bench/lib/proc.mjs startCpuAccount): the
 // kubelet's share, the runtime's, and what podman leaves idle.
 const cpuRows = [];
@@ -169,7 +186,7 @@ if (accounts.some(Boolean)) {
   ]);
 }
 
-const sources = [start, density, podman].filter(Boolean);
+const sources = [start, density, drift, podman].filter(Boolean);
 const md = [
   table(
     ['benchmark', 'kubelet-ts', 'upstream kubelet', 'direct CRI baseline', 'kubelet-ts ÷ upstream', 'kubelet-ts ÷ baseline', 'target', ''],

@@ -27,7 +27,7 @@ kubelet-ts is starting in standalone mode on examples/static-pods.
 Stop with Ctrl-C; clean up with: bash scripts/test-runtime.sh down
 
 INFO
-exec node apps/kubelet/dist/main.js \
+exec apps/kubelet/dist/main.js \
   --config=examples/kubelet-config.yaml \
   --pod-manifest-path="$PWD/examples/static-pods" \
   --container-runtime-endpoint="$KUBELET_TS_CRI_ENDPOINT" \

@@ -12,6 +12,17 @@ import { makeCgroup, unmountUnder } from '../../scripts/lib/upstream-kubelet.mjs
 import { containerdCriCounts } from './containerd-metrics.mjs';
 import { KUBELET_MAIN, REPO_ROOT, env, sleep } from './env.mjs';
 
+/**
+ * The node options of the kubelet-ts binary's shebang (`#!/usr/bin/env -S node <options>`): a runner that
+ * starts it with `node` (to add its own options) runs it as operators do.
+ */
+export function binaryNodeOptions(main = KUBELET_MAIN) {
+  const shebang = fs.readFileSync(main, 'utf8').split('\n', 1)[0];
+  const match = /^#!\/usr\/bin\/env(?:\s+-S)?\s+node\b(.*)$/.exec(shebang);
+  if (match === null) throw new Error(`${main}: unexpected first line ${shebang}`);
+  return match[1].split(/\s+/).filter(Boolean);
+}
+
 /** The kubelets a benchmark can run: ours and the reference. */
 export const KUBELETS = ['kubelet-ts', 'upstream'];
 
@@ -109,12 +120,14 @@ export async function startKubelet({
     `--pod-manifest-path=${dirs.manifests}`,
     `--container-runtime-endpoint=${env('KUBELET_TS_CRI_ENDPOINT')}`,
     `--root-dir=${dirs.root}`,
+    // Its default is /var/lib/kubelet/pki whatever the root dir: keep the node's own dir out of it.
+    `--cert-dir=${path.join(dirs.root, 'pki')}`,
     `--hostname-override=${nodeName}`,
     `--cgroup-root=${cgroupRoot}`,
     `-v=${verbosity}`,
     ...kubeletArgs,
   ];
-  const nodeArgs = [...(criCallCounter ? ['--require', COUNTER] : []), ...extraNodeArgs];
+  const nodeArgs = [...(upstream ? [] : binaryNodeOptions()), ...(criCallCounter ? ['--require', COUNTER] : []), ...extraNodeArgs];
   if (cpuProf) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dirs.prof}`);
   if (heapSnapshots) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dirs.prof}`);
   const logFile = path.join(baseDir, 'kubelet.log');

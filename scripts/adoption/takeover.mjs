@@ -252,7 +252,7 @@ async function main() {
     log,
   };
   const upstream = () => startUpstreamKubelet({ ...common, name: 'upstream kubelet' });
-  const ours = () => startUpstreamKubelet({ ...common, name: 'kubelet-ts', command: [process.execPath, kubeletTs] });
+  const ours = () => startUpstreamKubelet({ ...common, name: 'kubelet-ts', command: [kubeletTs] });
   const counts = [];
   let kubelet;
   try {

@@ -226,7 +226,7 @@ async function main() {
       dir: path.join(runDir, 'kubelet'),
       nodeName: ours ? env.KUBELET_TS_NODE_NAME : env.KUBELET_TS_UPSTREAM_NODE_NAME,
       nodeIP: ours ? env.KUBELET_TS_NODE_IP : env.KUBELET_TS_UPSTREAM_NODE_IP,
-      ...(ours ? { command: [process.execPath, path.join(REPO, 'apps/kubelet/dist/main.js')], name: 'kubelet-ts' } : {}),
+      ...(ours ? { command: [path.join(REPO, 'apps/kubelet/dist/main.js')], name: 'kubelet-ts' } : {}),
       log,
     });
     await waitNodeReady(env, kubelet.nodeName);

@@ -23,7 +23,7 @@ const CGROUP_FS = '/sys/fs/cgroup';
  * @param {number} [o.healthzPort] on 127.0.0.1 (default 10348, away from kubelet-ts' 10248)
  * @param {object} [o.config] more KubeletConfiguration fields
  * @param {string[]} [o.command] run this instead of the upstream binary, with the same flags and
- *   configuration file (e.g. [process.execPath, 'apps/kubelet/dist/main.js'] for kubelet-ts: the
+ *   configuration file (e.g. ['apps/kubelet/dist/main.js'] for kubelet-ts, started by its shebang: the
  *   conformance runner's drop-in comparison)
  * @param {string} [o.name] what the log lines call this kubelet (default "upstream kubelet")
  * @param {string} [o.cgroupName] the cgroup root's last element (default `upstream-<node>`, or
