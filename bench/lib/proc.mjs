@@ -99,6 +99,7 @@ export const PODMAN_COMPONENT = 'podman (with netavark, runc start)';
 /** Which part of a node a process belongs to, by its name in processCpuSnapshot. */
 function componentOf(name) {
   if (name.startsWith('node ') && name.includes('apps/kubelet/dist/main.js')) return 'kubelet';
+  if (name === 'kubelet') return 'kubelet'; // the upstream kubelet's binary
   if (name.startsWith('node bench/')) return 'bench runner';
   if (name === 'containerd') return 'containerd (with the CNI plugins it ran)';
   if (name.startsWith('containerd-shim')) return 'containerd shims (with runc)';

@@ -17,14 +17,19 @@ export function writeResults(benchmark, result, markdown, { out } = {}) {
   fs.writeFileSync(md, `${markdown.trim()}\n`);
   // Development runs (a --out elsewhere) do not replace the latest full run.
   if (!out) {
-    fs.copyFileSync(json, path.join(dir, 'latest.json'));
-    fs.copyFileSync(md, path.join(dir, 'latest.md'));
+    // Also the latest on this runtime (bench/run-all.sh runs containerd 2 and 1.6 in turn).
+    const major = process.env.KUBELET_TS_CONTAINERD;
+    for (const name of ['latest', ...(major ? [`latest-containerd${major}`] : [])]) {
+      fs.copyFileSync(json, path.join(dir, `${name}.json`));
+      fs.copyFileSync(md, path.join(dir, `${name}.md`));
+    }
   }
   return { json: path.relative(REPO_ROOT, json), md: path.relative(REPO_ROOT, md) };
 }
 
-export function readLatest(benchmark) {
-  const file = path.join(RESULTS_DIR, benchmark, 'latest.json');
+/** The latest result of a benchmark, or with `variant` (e.g. containerd2) the latest of that variant. */
+export function readLatest(benchmark, variant) {
+  const file = path.join(RESULTS_DIR, benchmark, variant ? `latest-${variant}.json` : 'latest.json');
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
 }
 
