@@ -36,6 +36,7 @@ const FLOORS = [
       'credential-provider',
       'events',
       'image-gc',
+      'memory-manager',
       'node-status',
       'object-manager',
       'plugin-manager',

@@ -52,9 +52,11 @@ import { createKubeletStats } from './internal/stats.js';
 import { closeAll, supervise, until } from './internal/supervise.js';
 import type { Runnable, SuperviseOptions } from './internal/supervise.js';
 import { createKubeletVolumeManager, staticObjectSource, staticPodObjectReferences } from './internal/volumes.js';
-import { restoreResourceManagerState, setupDataDirs } from './internal/data-dirs.js';
+import { setupDataDirs } from './internal/data-dirs.js';
 import { buildCpuManager } from './internal/cpu-manager.js';
 import type { KubeletCpuManager } from './internal/cpu-manager.js';
+import { buildMemoryManager } from './internal/memory-manager.js';
+import type { KubeletMemoryManager } from './internal/memory-manager.js';
 
 /** Who this node is: its name and IPs, primary first. */
 export interface NodeIdentity {
@@ -150,6 +152,7 @@ interface NodeAgents {
   probes: ProbeManager;
   runtime: ContainerRuntime;
   cpu: KubeletCpuManager;
+  memory: KubeletMemoryManager;
   runnables: Record<'cgroups' | 'volumes' | 'plugins' | 'cpu', Runnable>;
 }
 
@@ -188,12 +191,21 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
   });
   await startContainerManager(containerManager, logger.child({ component: 'cm' }));
   const resources = nodeResourceGetters(containerManager);
-  // The CPU manager (cpu-manager: none or static policy, cpu_manager_state in the root dir, cpusets through CRI)
-  // and the topology manager (topology-manager) that aligns it at admission.
+  // The memory manager (memory-manager: None or Static policy, reservedMemory, memory_manager_state in the root dir,
+  // cpuset.mems through CRI), the CPU manager (cpu-manager: none or static policy, cpu_manager_state, cpusets through CRI)
+  // and the topology manager (topology-manager) that aligns both at admission.
+  const memory = await buildMemoryManager({
+    config,
+    rootDir: flags.rootDir,
+    memoryCapacityBytes: resources.capacity().memoryBytes,
+    topologyAffinity: (podUID, containerName) => cpu.topology.affinity(podUID, containerName),
+    logger: logger.child({ component: 'memorymanager' }),
+  });
   const cpu = await buildCpuManager({
     config,
     rootDir: flags.rootDir,
     runtime: cri.runtime,
+    hintProviders: [memory.manager],
     clock,
     logger: logger.child({ component: 'cpumanager' }),
   });
@@ -267,6 +279,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     cpuCfsQuota: config.cpuCFSQuota,
     seccompDefault: config.seccompDefault,
     cpusetFor: (pod, container) => cpu.manager.cpusetFor(pod.metadata.uid, container.name),
+    cpusetMemsFor: (pod, container) => memory.cpusetMemsFor(pod, container),
     // --max-parallel-starts (kubelet-ts): sandbox creations and container starts in the runtime at once.
     maxParallelStarts: effectiveMaxParallelStarts(flags),
     // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).
@@ -282,6 +295,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     probes,
     runtime,
     cpu,
+    memory,
     runnables: { cgroups: containerManager, volumes, plugins, cpu: cpu.manager },
   };
 }
@@ -421,6 +435,10 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
   });
   const admissionLogger = logger.child({ component: 'admission' });
   agents.cpu.setActivePods(() => lifecycle.getActivePods());
+  agents.memory.setPodSources(
+    () => lifecycle.getActivePods(),
+    () => lifecycle.sourcesReady,
+  );
   for (const handler of admitHandlers({
     node: admissionNode,
     resourceAllocator: agents.cpu.topology,
@@ -520,13 +538,8 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     runtimeState: createRuntimeState({ clock }),
     api,
   };
-  // Upstream setupDataDirs and the memory manager's checkpoint (the CPU manager's: buildNodeAgents), shared with upstream.
+  // Upstream setupDataDirs (the CPU and memory managers' checkpoints: buildNodeAgents), shared with upstream.
   await setupDataDirs(flags.rootDir, ctx.config.podLogsDir);
-  await restoreResourceManagerState({
-    rootDir: flags.rootDir,
-    memoryManagerPolicy: ctx.config.memoryManagerPolicy,
-    logger: deps.logger.child({ component: 'cm' }),
-  });
   const agents = await buildNodeAgents(ctx, deps);
   // Upstream initializeModules: the containers log dir (symlinks to the container logs) exists before any start.
   await mkdir(ctx.config.containerLogsDir, { recursive: true, mode: 0o755 });

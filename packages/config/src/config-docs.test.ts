@@ -15,7 +15,8 @@ describe('docs/configuration.md', () => {
     const doc = renderConfigurationDoc();
     for (const spec of CONFIG_FIELD_SETTINGS) expect(doc).toContain(`| \`${spec.name}\` |`);
     for (const flag of KUBELET_FLAGS) expect(doc).toContain(`\`--${flag.name}\``);
-    expect(doc).toMatch(/\| `memoryManagerPolicy` \| `None` \| refused unless default \| /);
+    expect(doc).toMatch(/\| `streamingConnectionIdleTimeout` \| `4h0m0s` \| refused unless default \| /);
+    expect(doc).toMatch(/\| `memoryManagerPolicy` \| `None` \| implemented \| /);
     expect(doc).toMatch(/\| `cpuManagerPolicy` \| `none` \| implemented \| /);
     expect(doc).toMatch(/\| `maxPods` \| `110` \| implemented \| /);
   });

@@ -56,16 +56,19 @@ describe('the settings registry: no setting silently ignored', () => {
   });
 
   it('refuses a setting kubelet-ts does not do when it differs from the default, naming source, field and reason', async () => {
-    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}memoryManagerPolicy: Static\n` }))).toEqual([
-      `${FILE}: memoryManagerPolicy: kubelet-ts does not support "Static" yet (only the default "None")`,
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}streamingConnectionIdleTimeout: 1h\n` }))).toEqual([
+      `${FILE}: streamingConnectionIdleTimeout: kubelet-ts does not support "1h0m0s" yet (only the default "4h0m0s")`,
     ]);
-    expect(errorsOf(await load(['--memory-manager-policy=Static'], {}))).toEqual([
-      'flag --memory-manager-policy: memoryManagerPolicy: kubelet-ts does not support "Static" yet (only the default "None")',
+    expect(errorsOf(await load(['--streaming-connection-idle-timeout=1h'], {}))).toEqual([
+      'flag --streaming-connection-idle-timeout: streamingConnectionIdleTimeout: kubelet-ts does not support "1h0m0s" yet (only the default "4h0m0s")',
     ]);
     // Implemented since: no longer refused.
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n` }))).toEqual(
       [],
     );
+    expect(
+      errorsOf(await load([`--config=${FILE}`, '--reserved-memory=0:memory=100Mi'], { [FILE]: `${HEADER}memoryManagerPolicy: Static\n` })),
+    ).toEqual([]);
     expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}shutdownGracePeriod: 30s\n` }))).toEqual([
       `${FILE}: shutdownGracePeriod: kubelet-ts does not support "30s" yet (only the default "0s")`,
     ]);
@@ -75,7 +78,7 @@ describe('the settings registry: no setting silently ignored', () => {
   });
 
   it('accepts a refused setting at its default, or spelled as the default', async () => {
-    const body = `${HEADER}memoryManagerPolicy: None\nshutdownGracePeriod: 0m\nregistryPullQPS: 5\nmemorySwap:\n  swapBehavior: NoSwap\nmakeIPTablesUtilChains: false\n`;
+    const body = `${HEADER}streamingConnectionIdleTimeout: 240m\nshutdownGracePeriod: 0m\nregistryPullQPS: 5\nmemorySwap:\n  swapBehavior: NoSwap\nmakeIPTablesUtilChains: false\n`;
     const result = await load([`--config=${FILE}`, '--maximum-dead-containers=-1'], { [FILE]: body });
     expect(errorsOf(result)).toEqual([]);
   });
@@ -155,5 +158,22 @@ describe('upstream example configurations start, with only the warnings upstream
       const result = await load([`--config=${path}`], { [path]: readFileSync(path, 'utf8') });
       expect({ name, errors: errorsOf(result) }).toEqual({ name, errors: [] });
     }
+  });
+});
+
+describe('reservedMemory validation (upstream validateReservedMemoryConfiguration)', () => {
+  it('accepts memory and huge pages, refuses other types, zeros and duplicates', async () => {
+    expect(errorsOf(await load(['--reserved-memory=0:memory=1Gi,hugepages-2Mi=4Mi', '--reserved-memory=1:memory=1Gi'], {}))).toEqual([]);
+    expect(
+      errorsOf(await load(['--reserved-memory=0:blabla=1Gi', '--reserved-memory=0:memory=0', '--reserved-memory=0:memory=1Gi'], {})),
+    ).toEqual([
+      expect.stringContaining(
+        'reservedMemory[0].limits.blabla: the limit type "blabla" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted',
+      ),
+      expect.stringContaining('reservedMemory[1].limits.memory: reserved memory may not be zero for NUMA node 0 and resource "memory"'),
+      expect.stringContaining(
+        'reservedMemory[2].limits.memory: the reserved memory has a duplicate value for NUMA node 0 and resource "memory"',
+      ),
+    ]);
   });
 });

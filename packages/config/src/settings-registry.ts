@@ -100,10 +100,13 @@ export const CONFIG_FIELD_SETTINGS: readonly SettingSpec[] = [
   refused('singleProcessOOMKill', 'memory.oom.group is left as the runtime sets it'),
   refused('cpuManagerPolicyOptions', 'no static policy options (full-pcpus-only, distribute-cpus-across-numa…)'),
   impl('cpuManagerReconcilePeriod', 'how often the static policy moves running containers to their cpuset'),
-  refused('memoryManagerPolicy', 'no memory manager (upstream\'s "None")'),
+  impl(
+    'memoryManagerPolicy',
+    '"None", or "Static": the memory and huge pages of Guaranteed pods from chosen NUMA nodes (cpuset.mems), a hint provider of the topology manager, memory_manager_state as upstream',
+  ),
   impl(
     'topologyManagerPolicy',
-    "none, best-effort, restricted or single-numa-node over the CPU manager's NUMA hints (no memory or device manager hints); refusals are TopologyAffinityError",
+    "none, best-effort, restricted or single-numa-node over the CPU and memory managers' NUMA hints (no device manager); refusals are TopologyAffinityError",
   ),
   impl('topologyManagerScope', 'container or pod'),
   refused('topologyManagerPolicyOptions', 'no topology policy options (prefer-closest-numa-nodes, max-allowable-numa-nodes)'),
@@ -195,7 +198,10 @@ export const CONFIG_FIELD_SETTINGS: readonly SettingSpec[] = [
   refused('shutdownGracePeriodCriticalPods', 'no graceful node shutdown'),
   refused('shutdownGracePeriodByPodPriority', 'no graceful node shutdown'),
   refused('crashLoopBackOff.maxContainerRestartPeriod', "the restart back-off caps at upstream's 5 minutes"),
-  refused('reservedMemory', 'no memory manager'),
+  impl(
+    'reservedMemory',
+    "the Static memory policy's reservation per NUMA node: it must add up to kube- plus system-reserved plus evictionHard memory, as upstream",
+  ),
   refused('enableProfilingHandler', 'no /debug/pprof endpoints; false, which is what kubelet-ts does, is accepted', isFalse),
   refused('enableDebugFlagsHandler', 'no /debug/flags/v endpoint; false, which is what kubelet-ts does, is accepted', isFalse),
   impl('seccompDefault', 'RuntimeDefault for containers without a profile'),

@@ -1,4 +1,5 @@
 import { isAbsolute, posix } from 'node:path';
+import { parseQuantity } from '@kubelet-ts/api';
 import type { z } from 'zod';
 import { parseDuration } from './duration.js';
 import type { KubeletConfiguration } from './defaults.js';
@@ -179,6 +180,7 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
     if (!/^\s*\d+(-\d+)?(\s*,\s*\d+(-\d+)?)*\s*$/.test(kc.reservedSystemCPUs ?? ''))
       add('reservedSystemCPUs', `invalid CPU list ${JSON.stringify(kc.reservedSystemCPUs)}`);
   }
+  issues.push(...validateReservedMemoryConfiguration(kc));
   if (kc.shutdownGracePeriodCriticalPods !== undefined && ms(kc.shutdownGracePeriodCriticalPods) > ms(kc.shutdownGracePeriod)) {
     add('shutdownGracePeriodCriticalPods', `must be <= shutdownGracePeriod (${kc.shutdownGracePeriod})`);
   }
@@ -212,5 +214,33 @@ export function validateKubeletConfiguration(kc: KubeletConfiguration): FieldIss
     add('containerLogsDir', `${JSON.stringify(kc.containerLogsDir)} must be normalized (${cleanPath(kc.containerLogsDir)})`);
   if (kc.logging.format !== 'text' && kc.logging.format !== 'json')
     add('logging.format', `unsupported format ${JSON.stringify(kc.logging.format)}: must be "text" or "json"`);
+  return issues;
+}
+
+const RESERVED_MEMORY_TYPES = '[memory hugepages-<HugePageSize>]';
+
+/** Upstream validateReservedMemoryConfiguration: memory and huge pages only, none zero, one entry per NUMA node and type. */
+export function validateReservedMemoryConfiguration(kc: Pick<KubeletConfiguration, 'reservedMemory'>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const seen = new Set<string>();
+  for (const [i, reservation] of (kc.reservedMemory ?? []).entries()) {
+    const node = reservation.numaNode;
+    for (const [name, quantity] of Object.entries(reservation.limits)) {
+      const path = `reservedMemory[${i}].limits.${name}`;
+      if (name !== 'memory' && !name.startsWith('hugepages-'))
+        issues.push({
+          path,
+          reason: `the limit type ${JSON.stringify(name)} for NUMA node ${node} is not supported, only ${RESERVED_MEMORY_TYPES} is accepted`,
+        });
+      if (parseQuantity(quantity) === 0)
+        issues.push({ path, reason: `reserved memory may not be zero for NUMA node ${node} and resource ${JSON.stringify(name)}` });
+      if (seen.has(`${node}/${name}`))
+        issues.push({
+          path,
+          reason: `the reserved memory has a duplicate value for NUMA node ${node} and resource ${JSON.stringify(name)}`,
+        });
+      seen.add(`${node}/${name}`);
+    }
+  }
   return issues;
 }

@@ -62,6 +62,11 @@ export interface RuntimeManagerOptions {
    * its exclusive CPUs or the shared pool; undefined leaves the runtime's default (every CPU).
    */
   cpusetFor?: (pod: Pod, container: Container) => string | undefined;
+  /**
+   * The NUMA nodes a container's memory comes from, as cpuset.mems (upstream's memory manager,
+   * through PreCreateContainer): undefined leaves the runtime's default (every node).
+   */
+  cpusetMemsFor?: (pod: Pod, container: Container) => string | undefined;
   /** Timeout of one httpGet lifecycle hook request (default 10 s). */
   httpHookTimeoutMs?: number;
   /**
@@ -110,6 +115,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     cpuCfsQuota: options.cpuCfsQuota ?? true,
     seccompDefault: options.seccompDefault ?? false,
     cpusetFor: options.cpusetFor,
+    cpusetMemsFor: options.cpusetMemsFor,
     httpHookTimeoutMs: options.httpHookTimeoutMs ?? 10_000,
     starts: new Semaphore(startLimit(options.maxParallelStarts)),
   };

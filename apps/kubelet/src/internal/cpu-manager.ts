@@ -9,7 +9,7 @@ import { durationMs } from '@kubelet-ts/config';
 import type { CpuManager, CpuTopology } from '@kubelet-ts/cpu-manager';
 import { createCpuManager, readCpuTopology } from '@kubelet-ts/cpu-manager';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
-import type { TopologyManager } from '@kubelet-ts/topology-manager';
+import type { HintProvider, TopologyManager } from '@kubelet-ts/topology-manager';
 import { createTopologyManager } from '@kubelet-ts/topology-manager';
 
 export interface KubeletCpuManager {
@@ -26,6 +26,8 @@ export interface KubeletCpuManagerOptions {
   runtime: RuntimeService;
   /** Default: read from sysfs. */
   topology?: CpuTopology;
+  /** The topology manager's other hint providers, after the CPU manager (upstream's order: CPU, memory, devices). */
+  hintProviders?: readonly HintProvider[];
   clock: Clock;
   logger: Logger;
 }
@@ -34,8 +36,8 @@ export interface KubeletCpuManagerOptions {
  * Upstream's CPU and topology managers as the container manager builds them: the CPU policy and
  * reserved CPUs from the configuration (reservedSystemCPUs, else kube- plus system-reserved CPU),
  * the checkpoint in the root dir, the machine's topology from sysfs, the runtime's running
- * containers for reconciling; the topology manager's policy and scope, the CPU manager its hint
- * provider (memory and device managers: none in kubelet-ts).
+ * containers for reconciling; the topology manager's policy and scope over the CPU manager and the
+ * other hint providers (the memory manager; no device manager in kubelet-ts).
  */
 export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<KubeletCpuManager> {
   let activePods: () => readonly Pod[] = () => [];
@@ -76,7 +78,7 @@ export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<Kube
     policy: config.topologyManagerPolicy,
     scope: config.topologyManagerScope,
     numaNodes: [...new Set(topology.cpus.map((c) => c.numaNode))].sort((a, b) => a - b),
-    providers: [manager],
+    providers: [manager, ...(o.hintProviders ?? [])],
     logger: o.logger.child({ component: 'topologymanager' }),
   });
   return { manager, topology: topologyManager, setActivePods: (fn) => (activePods = fn) };

@@ -200,6 +200,8 @@ export interface ContainerConfigInput {
   seccompDefault?: boolean;
   /** The CPU manager's cpuset for the container, when it sets one. */
   cpusetCpus?: string | undefined;
+  /** The memory manager's NUMA nodes for the container, when it sets them. */
+  cpusetMems?: string | undefined;
   imageUser?: ImageUser;
   /** An ephemeral container's target container ID: its PID namespace is joined. */
   targetId?: string;
@@ -242,6 +244,7 @@ export function generateContainerConfig(input: ContainerConfigInput): ContainerC
         memoryLimitInBytes: resources.memoryLimitInBytes,
         oomScoreAdj: resources.oomScoreAdj,
         ...(input.cpusetCpus === undefined || input.cpusetCpus === '' ? {} : { cpusetCpus: input.cpusetCpus }),
+        ...(input.cpusetMems === undefined || input.cpusetMems === '' ? {} : { cpusetMems: input.cpusetMems }),
       },
       securityContext: withTargetNamespace(
         containerSecurityContext(pod, container, input.imageUser, input.seccompDefault === true),

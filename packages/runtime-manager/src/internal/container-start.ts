@@ -199,6 +199,7 @@ async function containerConfig(
     cpuCfsQuota: ctx.cpuCfsQuota,
     seccompDefault: ctx.seccompDefault,
     cpusetCpus: ctx.cpusetFor?.(pod, container),
+    cpusetMems: ctx.cpusetMemsFor?.(pod, container),
     imageUser,
     ...(targetId === undefined ? {} : { targetId }),
   });

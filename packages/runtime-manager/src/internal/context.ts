@@ -30,6 +30,7 @@ export interface RuntimeContext {
   readonly cpuCfsQuota: boolean;
   readonly seccompDefault: boolean;
   readonly cpusetFor: ((pod: Pod, container: Container) => string | undefined) | undefined;
+  readonly cpusetMemsFor: ((pod: Pod, container: Container) => string | undefined) | undefined;
   readonly httpHookTimeoutMs: number;
   /** Bounds RunPodSandbox calls and CreateContainer + StartContainer pairs together (maxParallelStarts). */
   readonly starts: Semaphore;

@@ -35,12 +35,19 @@ describe('syncPod: seccompDefault', () => {
   });
 });
 
-describe('syncPod: cpusetFor (the CPU manager)', () => {
+describe('syncPod: cpusetFor (the CPU manager) and cpusetMemsFor (the memory manager)', () => {
   it('creates each container with the cpuset the CPU manager gives it, and none when it gives none', async () => {
     const env = setup({ runtimeHandler: undefined, cpusetFor: (_pod, c) => (c.name === 'app' ? '1' : undefined) });
     await sync(env, makePod());
     expect(created(env, 'app')[0]?.linux?.resources?.cpusetCpus).toBe('1');
     expect(created(env, 'side')[0]?.linux?.resources?.cpusetCpus ?? '').toBe('');
+  });
+
+  it("creates each container with the memory manager's NUMA nodes as cpuset.mems, and none when it gives none", async () => {
+    const env = setup({ runtimeHandler: undefined, cpusetMemsFor: (_pod, c) => (c.name === 'app' ? '0,1' : undefined) });
+    await sync(env, makePod());
+    expect(created(env, 'app')[0]?.linux?.resources?.cpusetMems).toBe('0,1');
+    expect(created(env, 'side')[0]?.linux?.resources?.cpusetMems ?? '').toBe('');
   });
 });
 

@@ -1,0 +1,1 @@
+export { FakeAffinityStore, memoryTopology } from './fakes.js';
