@@ -16,7 +16,7 @@
 // before) and record where the whole machine's CPU went (startCpuAccount).
 // The podman peer is bench/podman/run.mjs; bench/summary.mjs puts the ratios together.
 //
-// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 2]
+// Usage: node bench/density/run.mjs [--pods 110] [--idle-seconds 10] [--steady-seconds 120] [--settle 2] [--idle-settle 15]
 //          [--kubelets kubelet-ts,upstream] [--no-baseline] [--baseline-concurrency <pods>] [--baseline-stop-concurrency <pods>] [--baseline-only] [--node-arg <node option>]… [--config-line 'key: value']… [--kubelet-arg <flag>]… [--cpu-prof] [--heap-snapshot] [--v 2] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock from the kubelet's start to the
 // baseline's cleanup.
@@ -42,6 +42,7 @@ const PODS = args.number('pods', 110);
 const IDLE_S = args.number('idle-seconds', 10);
 const STEADY_S = args.number('steady-seconds', 120);
 const SETTLE_S = args.number('settle', 2);
+const IDLE_SETTLE_S = args.number('idle-settle', 15);
 const START_TIMEOUT_MS = args.number('start-timeout', 600) * 1000;
 const STOP_TIMEOUT_MS = args.number('stop-timeout', 300) * 1000;
 // Every 500 ms during starts: the poll's List calls cost containerd and this runner CPU the kubelet and
@@ -149,8 +150,8 @@ async function measureKubelet(implementation, c, { names, containerdPid, socket 
   const windowCalls = async () => ({ own: await criCalls(), runtime: await containerdCriCounts() });
   const check = () => kubelet.assertRunning('the benchmark ran');
 
-  // ---- footprint, idle
-  await sleep(SETTLE_S * 1000);
+  // ---- footprint, idle (after the start-up's own work: first relists, node status, stats)
+  await sleep(IDLE_SETTLE_S * 1000);
   log(`idle: measuring the kubelet (pid ${kubelet.pid}) for ${IDLE_S} s`);
   const idle = await measureWindow(kubelet.pid, IDLE_S, { extra: windowCalls, others: { containerd: [containerdPid] } });
   const heapIdle = HEAP_SNAPSHOT ? summarizeHeapSnapshot(await kubelet.takeHeapSnapshot()) : null;
