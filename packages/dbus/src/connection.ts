@@ -41,7 +41,9 @@ export interface SignalFilter {
 }
 
 /** A method call to this connection's objects and the reply its handler gives (error: throw a DBusError with `errorName`). */
-export type MethodCallHandler = (call: DBusMessage & { type: 'method_call' }) => Promise<{ signature?: string; body?: DBusValue[] } | undefined>;
+export type MethodCallHandler = (
+  call: DBusMessage & { type: 'method_call' },
+) => Promise<{ signature?: string; body?: DBusValue[] } | undefined>;
 
 export interface DBusConnection {
   /** The unique name the bus gave this connection (`:1.42`). */
@@ -124,7 +126,10 @@ export async function connectBus(options: ConnectBusOptions = {}): Promise<DBusC
 /** The body of a reply when it has this signature, else UNEXPECTED_REPLY. */
 export function replyBody(reply: DBusMessage, signature: string, what: string): DBusValue[] {
   if ((reply.signature ?? '') !== signature)
-    throw new DBusError('UNEXPECTED_REPLY', `${what}: reply has signature ${JSON.stringify(reply.signature ?? '')}, expected ${JSON.stringify(signature)}`);
+    throw new DBusError(
+      'UNEXPECTED_REPLY',
+      `${what}: reply has signature ${JSON.stringify(reply.signature ?? '')}, expected ${JSON.stringify(signature)}`,
+    );
   return reply.body ?? [];
 }
 
@@ -227,7 +232,12 @@ class Connection implements DBusConnection {
       this.#pending.delete(m.replySerial as number);
       this.#o.clock.clearTimeout(pending.timer);
       if ((m.unixFds ?? 0) > 0)
-        pending.reject(new DBusError('FD_PASSING_UNSUPPORTED', `${pending.what}: the reply carries ${m.unixFds} unix fds, which this client cannot receive`));
+        pending.reject(
+          new DBusError(
+            'FD_PASSING_UNSUPPORTED',
+            `${pending.what}: the reply carries ${m.unixFds} unix fds, which this client cannot receive`,
+          ),
+        );
       else if (m.type === 'error') {
         const [text] = m.body ?? [];
         pending.reject(
@@ -314,7 +324,13 @@ class Connection implements DBusConnection {
     });
   }
 
-  async getProperty(destination: string, path: string, iface: string, property: string, options: { timeoutMs?: number } = {}): Promise<DBusVariant> {
+  async getProperty(
+    destination: string,
+    path: string,
+    iface: string,
+    property: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<DBusVariant> {
     const reply = await this.call({
       destination,
       path,
@@ -351,7 +367,14 @@ class Connection implements DBusConnection {
   }
 
   async requestName(name: string, flags = 0): Promise<number> {
-    const reply = await this.call({ destination: BUS_NAME, path: BUS_PATH, interface: BUS_NAME, member: 'RequestName', signature: 'su', body: [name, flags] });
+    const reply = await this.call({
+      destination: BUS_NAME,
+      path: BUS_PATH,
+      interface: BUS_NAME,
+      member: 'RequestName',
+      signature: 'su',
+      body: [name, flags],
+    });
     const [result] = replyBody(reply, 'u', 'RequestName');
     return result as number;
   }

@@ -47,6 +47,12 @@ describe('marshal / unmarshal', () => {
     expect(unmarshal(signature, hex(bytes))).toEqual(values.map((v) => (typeof v === 'number' && /[xt]/.test(signature) ? BigInt(v) : v)));
   });
 
+  it('writes values past its first buffer intact (a long match rule, a large array)', () => {
+    const rule = `type='signal',interface='org.freedesktop.login1.Manager',member='PrepareForShutdown',${'x'.repeat(300)}`;
+    const values: DBusValue[] = ['a'.repeat(250), rule, Array.from({ length: 100 }, (_, i) => BigInt(i))];
+    expect(unmarshal('ssat', marshal('ssat', values))).toEqual(values);
+  });
+
   it('reads big-endian messages too', () => {
     expect(unmarshal('ut', hex('00000002 00000000 00000000004c4b40'), 'be')).toEqual([2, 5_000_000n]);
     expect(unmarshal('s', hex('00000003 666f6f00'), 'be')).toEqual(['foo']);

@@ -79,6 +79,7 @@ export class Writer {
     return Buffer.from(this.#buf.subarray(0, this.#len));
   }
 
+  /** Room for n more bytes; the buffer may be replaced, so callers take the offset before touching `#buf`. */
   #reserve(n: number): number {
     if (this.#len + n > this.#buf.length) {
       const next = Buffer.alloc(Math.max(this.#buf.length * 2, this.#len + n));
@@ -92,16 +93,19 @@ export class Writer {
 
   align(n: number): void {
     const pad = (n - (this.#len % n)) % n;
-    this.#buf.fill(0, this.#reserve(pad), this.#len);
+    const at = this.#reserve(pad);
+    this.#buf.fill(0, at, this.#len);
   }
 
   uint8(v: number): void {
-    this.#buf.writeUInt8(v, this.#reserve(1));
+    const at = this.#reserve(1);
+    this.#buf.writeUInt8(v, at);
   }
 
   uint32(v: number): void {
     this.align(4);
-    this.#buf.writeUInt32LE(v, this.#reserve(4));
+    const at = this.#reserve(4);
+    this.#buf.writeUInt32LE(v, at);
   }
 
   /** Overwrites a uint32 written earlier (an array's length once its elements are written). */
@@ -110,7 +114,8 @@ export class Writer {
   }
 
   bytes(b: Buffer): void {
-    b.copy(this.#buf, this.#reserve(b.length));
+    const at = this.#reserve(b.length);
+    b.copy(this.#buf, at);
   }
 
   /** Writes every value of `signature`. */
@@ -173,11 +178,13 @@ export class Writer {
       case 'b':
         if (typeof value !== 'boolean') throw badValue(type, value, 'not a boolean');
         return this.uint32(value ? 1 : 0);
-      case 'd':
+      case 'd': {
         if (typeof value !== 'number') throw badValue(type, value, 'not a number');
         this.align(8);
-        this.#buf.writeDoubleLE(value, this.#reserve(8));
+        const at = this.#reserve(8);
+        this.#buf.writeDoubleLE(value, at);
         return;
+      }
       case 'x':
       case 't': {
         const [min, max] = BIG_RANGES[code] as [bigint, bigint];
@@ -196,7 +203,8 @@ export class Writer {
         return this.#string(code, value);
       default: {
         const [min, max] = INT_RANGES[code] as [number, number];
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw badValue(type, value, 'out of range');
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+          throw badValue(type, value, 'out of range');
         const size = ALIGN[code] as number;
         this.align(size);
         const at = this.#reserve(size);
@@ -396,6 +404,7 @@ export function marshal(signature: string, values: readonly DBusValue[]): Buffer
 export function unmarshal(signature: string, body: Buffer, endianness: Endianness = 'le'): DBusValue[] {
   const r = new Reader(body, endianness);
   const values = r.read(signature);
-  if (r.position !== body.length) throw protocol(`${body.length - r.position} bytes left after the body of signature ${JSON.stringify(signature)}`);
+  if (r.position !== body.length)
+    throw protocol(`${body.length - r.position} bytes left after the body of signature ${JSON.stringify(signature)}`);
   return values;
 }

@@ -31,7 +31,13 @@ describe('decodeMessage', () => {
       signature: '',
       body: [],
     });
-    expect(decodeMessage(hex(GET_NAME_OWNER))).toMatchObject({ flags: 4, serial: 2, member: 'GetNameOwner', signature: 's', body: ['org.freedesktop.DBus'] });
+    expect(decodeMessage(hex(GET_NAME_OWNER))).toMatchObject({
+      flags: 4,
+      serial: 2,
+      member: 'GetNameOwner',
+      signature: 's',
+      body: ['org.freedesktop.DBus'],
+    });
   });
 
   it("reads the bus's replies and signals", () => {

@@ -134,7 +134,8 @@ export function decodeMessage(buf: Buffer): DBusMessage {
     // Unknown fields must be accepted and ignored (the specification).
     if (known === undefined) continue;
     const [, key, expected] = known;
-    if (variant.signature !== expected) throw protocol(`header field ${key} has type ${JSON.stringify(variant.signature)}, not ${expected}`);
+    if (variant.signature !== expected)
+      throw protocol(`header field ${key} has type ${JSON.stringify(variant.signature)}, not ${expected}`);
     header[key] = variant.value;
   }
   const parsed = headerSchema.safeParse(header);

@@ -36,7 +36,9 @@ export class FakeDBusConnection implements DBusConnection {
   answer(method: string, answer: Answer | { signature?: string; body?: DBusValue[] }): void {
     this.#answers.set(
       method,
-      typeof answer === 'function' ? answer : () => ({ type: 'method_return', serial: 1, replySerial: 1, signature: answer.signature ?? '', body: answer.body ?? [] }),
+      typeof answer === 'function'
+        ? answer
+        : () => ({ type: 'method_return', serial: 1, replySerial: 1, signature: answer.signature ?? '', body: answer.body ?? [] }),
     );
   }
 
@@ -53,18 +55,30 @@ export class FakeDBusConnection implements DBusConnection {
     if (failure !== undefined) throw failure;
     const answer = this.#answers.get(method);
     if (answer === undefined)
-      throw new DBusError('REMOTE_ERROR', `${method}: org.freedesktop.DBus.Error.UnknownMethod`, { errorName: 'org.freedesktop.DBus.Error.UnknownMethod' });
+      throw new DBusError('REMOTE_ERROR', `${method}: org.freedesktop.DBus.Error.UnknownMethod`, {
+        errorName: 'org.freedesktop.DBus.Error.UnknownMethod',
+      });
     return answer(call);
   }
 
   async getProperty(destination: string, path: string, iface: string, property: string): Promise<DBusVariant> {
-    this.calls.push({ destination, path, interface: 'org.freedesktop.DBus.Properties', member: 'Get', signature: 'ss', body: [iface, property], method: 'org.freedesktop.DBus.Properties.Get' });
+    this.calls.push({
+      destination,
+      path,
+      interface: 'org.freedesktop.DBus.Properties',
+      member: 'Get',
+      signature: 'ss',
+      body: [iface, property],
+      method: 'org.freedesktop.DBus.Properties.Get',
+    });
     if (this.#closed) throw new DBusError('CLOSED', 'fake D-Bus connection closed');
     const failure = this.failNext.shift();
     if (failure !== undefined) throw failure;
     const value = this.#properties.get(`${iface}.${property}`);
     if (value === undefined)
-      throw new DBusError('REMOTE_ERROR', `Get ${iface}.${property}: org.freedesktop.DBus.Error.UnknownProperty`, { errorName: 'org.freedesktop.DBus.Error.UnknownProperty' });
+      throw new DBusError('REMOTE_ERROR', `Get ${iface}.${property}: org.freedesktop.DBus.Error.UnknownProperty`, {
+        errorName: 'org.freedesktop.DBus.Error.UnknownProperty',
+      });
     return value;
   }
 
@@ -85,7 +99,14 @@ export class FakeDBusConnection implements DBusConnection {
   }
 
   /** Delivers a signal to the listeners whose filter it passes. */
-  deliverSignal(signal: { path: string; interface: string; member: string; sender?: string; signature?: string; body?: DBusValue[] }): void {
+  deliverSignal(signal: {
+    path: string;
+    interface: string;
+    member: string;
+    sender?: string;
+    signature?: string;
+    body?: DBusValue[];
+  }): void {
     const message: SignalMessage = { type: 'signal', serial: 1, sender: ':1.0', signature: '', body: [], ...signal };
     for (const { filter, listener } of [...this.#signals]) {
       if (filter.path !== undefined && filter.path !== message.path) continue;

@@ -8,11 +8,12 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer } from 'node:net';
-import type { Server } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '@kubelet-ts/test-support';
+import { readFileSync } from 'node:fs';
+import { readmeSnippet, waitFor } from '@kubelet-ts/test-support';
 import { BUS_NAME, BUS_PATH, DBusError, connectBus, matchRule } from '../../src/index.js';
 import type { DBusConnection, SignalMessage } from '../../src/index.js';
 
@@ -59,7 +60,16 @@ beforeAll(async () => {
   await fs.writeFile(path.join(dir, 'bus.conf'), CONFIG(socket));
   daemon = spawn('dbus-daemon', [`--config-file=${path.join(dir, 'bus.conf')}`, '--nofork'], { stdio: 'ignore' });
   address = `unix:path=${socket}`;
-  await waitFor('dbus-daemon socket', async () => fs.stat(socket).then(() => true, () => false), 10_000, 50);
+  await waitFor(
+    'dbus-daemon socket',
+    async () =>
+      fs.stat(socket).then(
+        () => true,
+        () => false,
+      ),
+    10_000,
+    50,
+  );
 });
 
 afterAll(async () => {
@@ -73,10 +83,22 @@ describe('a real dbus-daemon', () => {
   it('says Hello, answers calls and refuses unknown names with the error name', async () => {
     const c = await connect();
     expect(c.uniqueName).toMatch(/^:1\.\d+$/);
-    const reply = await c.call({ destination: BUS_NAME, path: BUS_PATH, interface: BUS_NAME, member: 'GetNameOwner', signature: 's', body: [BUS_NAME] });
+    const reply = await c.call({
+      destination: BUS_NAME,
+      path: BUS_PATH,
+      interface: BUS_NAME,
+      member: 'GetNameOwner',
+      signature: 's',
+      body: [BUS_NAME],
+    });
     expect(reply.body).toEqual([BUS_NAME]);
     const missing = await c
-      .call({ destination: 'org.freedesktop.login1', path: '/org/freedesktop/login1', interface: 'org.freedesktop.login1.Manager', member: 'Inhibit' })
+      .call({
+        destination: 'org.freedesktop.login1',
+        path: '/org/freedesktop/login1',
+        interface: 'org.freedesktop.login1.Manager',
+        member: 'Inhibit',
+      })
       .catch((err: unknown) => err);
     expect(DBusError.is(missing, 'REMOTE_ERROR')).toBe(true);
     expect((missing as DBusError).errorName).toBe('org.freedesktop.DBus.Error.ServiceUnknown');
@@ -99,12 +121,25 @@ describe('a real dbus-daemon', () => {
       if (call.member === 'Fail') throw new DBusError('REMOTE_ERROR', 'it failed', { errorName: 'io.kubelet_ts.Error.Failed' });
       return undefined;
     });
-    const { stdout } = await busctl('call', 'io.kubelet_ts.Test', '/io/kubelet_ts/Test', 'io.kubelet_ts.Test', 'Echo', 'sbut', 'héllo', 'true', '7', '18446744073709551615');
+    const { stdout } = await busctl(
+      'call',
+      'io.kubelet_ts.Test',
+      '/io/kubelet_ts/Test',
+      'io.kubelet_ts.Test',
+      'Echo',
+      'sbut',
+      'héllo',
+      'true',
+      '7',
+      '18446744073709551615',
+    );
     // busctl prints non-ASCII bytes in octal: the UTF-8 of "é".
     expect(stdout.trim()).toBe('sbut "h\\303\\251llo" true 7 18446744073709551615');
     const property = await busctl('get-property', 'io.kubelet_ts.Test', '/io/kubelet_ts/Test', 'io.kubelet_ts.Test', 'Delay');
     expect(property.stdout.trim()).toBe('t 5000000');
-    const failed = await busctl('call', 'io.kubelet_ts.Test', '/io/kubelet_ts/Test', 'io.kubelet_ts.Test', 'Fail').catch((err: { stderr: string }) => err.stderr);
+    const failed = await busctl('call', 'io.kubelet_ts.Test', '/io/kubelet_ts/Test', 'io.kubelet_ts.Test', 'Fail').catch(
+      (err: { stderr: string }) => err.stderr,
+    );
     expect(failed).toContain('it failed');
 
     // Our own client on both ends: the match rule, then the signal.
@@ -144,8 +179,34 @@ describe('a real dbus-daemon', () => {
   });
 });
 
+describe('README', () => {
+  it('runs the usage snippet, which is the README block verbatim', async () => {
+    const received: unknown[] = [];
+    // README:begin
+    const bus = await connectBus({ address, callTimeoutMs: 5_000 }); // address: default DBUS_SYSTEM_BUS_ADDRESS
+    const owner = await bus.call({
+      destination: BUS_NAME,
+      path: BUS_PATH,
+      interface: BUS_NAME,
+      member: 'GetNameOwner',
+      signature: 's',
+      body: [BUS_NAME],
+    });
+    const features = await bus.getProperty(BUS_NAME, BUS_PATH, BUS_NAME, 'Features'); // { signature: 'as', value: [...] }
+    await bus.addMatch(matchRule({ type: 'signal', interface: 'org.freedesktop.login1.Manager', member: 'PrepareForShutdown' }));
+    const stop = bus.onSignal({ member: 'PrepareForShutdown' }, (signal) => received.push(signal.body)); // [[true]]
+    stop();
+    bus.close();
+    // README:end
+    expect(readFileSync(path.join(__dirname, '../../README.md'), 'utf8')).toContain(readmeSnippet(readFileSync(__filename, 'utf8')));
+    expect(owner.body).toEqual([BUS_NAME]);
+    expect(features.signature).toBe('as');
+    expect(received).toEqual([]);
+  });
+});
+
 describe('peers that are not a good bus', () => {
-  const fakeBus = async (onLine: (socket: import('node:net').Socket) => void): Promise<string> => {
+  const fakeBus = async (onLine: (socket: Socket) => void): Promise<string> => {
     const socket = path.join(dir, `fake-${servers.length}.sock`);
     const server = createServer((s) => {
       s.once('data', () => onLine(s));
