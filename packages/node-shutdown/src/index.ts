@@ -24,7 +24,14 @@ export {
 export { NodeShutdownError } from './errors.js';
 export type { NodeShutdownErrorCode } from './errors.js';
 export { createNodeShutdownManager } from './manager.js';
-export type { InhibitLock, NodeShutdownManager, NodeShutdownManagerOptions, ShutdownInhibitor, ShutdownKillRequest, ShutdownMonitor } from './manager.js';
+export type {
+  InhibitLock,
+  NodeShutdownManager,
+  NodeShutdownManagerOptions,
+  ShutdownInhibitor,
+  ShutdownKillRequest,
+  ShutdownMonitor,
+} from './manager.js';
 export { groupByPriority, migrateConfig, periodRequestedMs, podPriority, shutdownGroups } from './priority.js';
 export type { ShutdownGracePeriodByPodPriority } from './priority.js';
 export { formatGoTime, loadShutdownState, storeShutdownState } from './state.js';

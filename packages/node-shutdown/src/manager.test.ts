@@ -4,12 +4,7 @@ import path from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { nodeReference } from '@kubelet-ts/common';
 import { FakeClock, RecordingEventRecorder, RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
-import {
-  GRACEFUL_NODE_SHUTDOWN_STATE_FILE,
-  NODE_SHUTDOWN_MESSAGE,
-  NodeShutdownError,
-  createNodeShutdownManager,
-} from './index.js';
+import { GRACEFUL_NODE_SHUTDOWN_STATE_FILE, NODE_SHUTDOWN_MESSAGE, NodeShutdownError, createNodeShutdownManager } from './index.js';
 import type { NodeShutdownManagerOptions, ShutdownKillRequest } from './index.js';
 import { FakeInhibitor } from './testing/index.js';
 
@@ -93,7 +88,14 @@ describe('createNodeShutdownManager', () => {
   it('raises a too short InhibitDelayMaxSec through the drop-in and a reload, then takes the inhibitor and watches', async () => {
     const t = setup();
     await settle(() => t.inhibitor.calls.length === 6);
-    expect(t.inhibitor.calls.map((c) => c.op)).toEqual(['currentInhibitDelay', 'override', 'reload', 'currentInhibitDelay', 'inhibit', 'monitor']);
+    expect(t.inhibitor.calls.map((c) => c.op)).toEqual([
+      'currentInhibitDelay',
+      'override',
+      'reload',
+      'currentInhibitDelay',
+      'inhibit',
+      'monitor',
+    ]);
     expect(t.inhibitor.calls[1]).toEqual({ op: 'override', ms: 20_000 });
     expect(t.inhibitor.held).toEqual([1]);
     t.abort.abort();
@@ -133,7 +135,11 @@ describe('createNodeShutdownManager', () => {
     t.inhibitor.prepareForShutdown(true);
     await settle(() => t.kills.length === 1);
     // The node is shutting down: new pods refused, the Ready condition says so, the node status synced.
-    expect(t.manager.admit(pod('new'))).toEqual({ admit: false, reason: 'NodeShutdown', message: 'Pod was rejected as the node is shutting down.' });
+    expect(t.manager.admit(pod('new'))).toEqual({
+      admit: false,
+      reason: 'NodeShutdown',
+      message: 'Pod was rejected as the node is shutting down.',
+    });
     expect(t.manager.shutdownErrors()).toEqual(['node is shutting down']);
     expect(t.syncs()).toBe(1);
     expect(t.recorder.lines()).toEqual(['Normal Shutdown Shutdown manager detected shutdown event']);
@@ -267,7 +273,10 @@ describe('createNodeShutdownManager', () => {
       nodeRef: nodeReference('n'),
       clock,
     });
-    await expect(manager.run(new AbortController().signal)).rejects.toMatchObject({ code: 'START_FAILED', message: 'Failed to start node shutdown manager: no logind' });
+    await expect(manager.run(new AbortController().signal)).rejects.toMatchObject({
+      code: 'START_FAILED',
+      message: 'Failed to start node shutdown manager: no logind',
+    });
   });
 
   it('sets the metrics from the state file of an earlier shutdown at start', async () => {

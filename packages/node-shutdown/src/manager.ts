@@ -126,7 +126,10 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
   const metricsOn = (): { start: Gauge; end: Gauge } | undefined => {
     if (!byPodPriority) return undefined;
     gauges ??= {
-      start: metrics.gauge({ name: GRACEFUL_SHUTDOWN_START_TIME_METRIC, help: 'Last graceful shutdown start time since unix epoch in seconds' }),
+      start: metrics.gauge({
+        name: GRACEFUL_SHUTDOWN_START_TIME_METRIC,
+        help: 'Last graceful shutdown start time since unix epoch in seconds',
+      }),
       end: metrics.gauge({ name: GRACEFUL_SHUTDOWN_END_TIME_METRIC, help: 'Last graceful shutdown end time since unix epoch in seconds' }),
     };
     return gauges;
@@ -148,7 +151,8 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
       const kills = group.pods.map(async (pod) => {
         // The pod's own terminationGracePeriodSeconds when it is shorter.
         const own = pod.spec.terminationGracePeriodSeconds;
-        const gracePeriodSeconds = own !== undefined && own !== null && own <= group.shutdownGracePeriodSeconds ? own : group.shutdownGracePeriodSeconds;
+        const gracePeriodSeconds =
+          own !== undefined && own !== null && own <= group.shutdownGracePeriodSeconds ? own : group.shutdownGracePeriodSeconds;
         const fields = { pod: `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`, gracePeriod: gracePeriodSeconds };
         logger.debug('Shutdown manager killing pod with gracePeriod', fields);
         try {
@@ -156,7 +160,12 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
             gracePeriodSeconds,
             reason: NODE_SHUTDOWN_REASON,
             message: NODE_SHUTDOWN_MESSAGE,
-            condition: { type: DISRUPTION_TARGET_CONDITION, status: 'True', reason: TERMINATION_BY_KUBELET_REASON, message: NODE_SHUTDOWN_MESSAGE },
+            condition: {
+              type: DISRUPTION_TARGET_CONDITION,
+              status: 'True',
+              reason: TERMINATION_BY_KUBELET_REASON,
+              message: NODE_SHUTDOWN_MESSAGE,
+            },
           });
           logger.debug('Shutdown manager finished killing pod', fields);
         } catch (err) {
@@ -249,7 +258,9 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
       const requested = periodRequestedMs(groups);
       if (requested > current) {
         await inhibitor.overrideInhibitDelay(requested).catch((err: unknown) => {
-          throw new NodeShutdownError('START_FAILED', `unable to override inhibit delay by shutdown manager: ${errorMessage(err)}`, { cause: err });
+          throw new NodeShutdownError('START_FAILED', `unable to override inhibit delay by shutdown manager: ${errorMessage(err)}`, {
+            cause: err,
+          });
         });
         await inhibitor.reloadLogindConf();
         let updated = await inhibitor.currentInhibitDelayMs();
@@ -281,10 +292,17 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
 
   const handleEvent = async (inhibitor: ShutdownInhibitor, isShuttingDown: boolean): Promise<void> => {
     logger.debug('Shutdown manager detected new shutdown event', { event: isShuttingDown ? 'shutdown' : 'cancelled' });
-    recorder.event(o.nodeRef, EventType.Normal, NODE_SHUTDOWN_EVENT_REASON, isShuttingDown ? SHUTDOWN_DETECTED_MESSAGE : SHUTDOWN_CANCELLED_MESSAGE);
+    recorder.event(
+      o.nodeRef,
+      EventType.Normal,
+      NODE_SHUTDOWN_EVENT_REASON,
+      isShuttingDown ? SHUTDOWN_DETECTED_MESSAGE : SHUTDOWN_CANCELLED_MESSAGE,
+    );
     shuttingDown = isShuttingDown;
     if (!isShuttingDown) {
-      await acquireInhibitLock(inhibitor).catch((err: unknown) => logger.error('Failed to take the inhibit lock again', { err: errorMessage(err) }));
+      await acquireInhibitLock(inhibitor).catch((err: unknown) =>
+        logger.error('Failed to take the inhibit lock again', { err: errorMessage(err) }),
+      );
       return;
     }
     // The Ready condition says so at once.
@@ -299,7 +317,10 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
 
   return {
     enabled: true,
-    admit: () => (shuttingDown ? { admit: false, reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON, message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE } : { admit: true }),
+    admit: () =>
+      shuttingDown
+        ? { admit: false, reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON, message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE }
+        : { admit: true },
     shutdownErrors: () => (shuttingDown ? [NODE_SHUTTING_DOWN_MESSAGE] : []),
     async run(signal) {
       let first = true;
@@ -317,7 +338,10 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
           first = false;
           await setMetrics();
         }
-        const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        const aborted = new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          else signal.addEventListener('abort', () => resolve(), { once: true });
+        });
         await Promise.race([session.monitor.ended, aborted]);
         if (signal.aborted) {
           // The kubelet stops: a shutdown in progress goes on only as far as the process does.

@@ -2,8 +2,12 @@ import type { Pod } from '@kubelet-ts/api';
 import { groupByPriority, migrateConfig, periodRequestedMs, podPriority } from './index.js';
 
 const pod = (name: string, priority?: number, priorityClassName?: string): Pod => ({
-  metadata: { name, uid: name },
-  spec: { containers: [], ...(priority !== undefined ? { priority } : {}), ...(priorityClassName !== undefined ? { priorityClassName } : {}) },
+  metadata: { name, namespace: 'default', uid: name },
+  spec: {
+    containers: [],
+    ...(priority !== undefined ? { priority } : {}),
+    ...(priorityClassName !== undefined ? { priorityClassName } : {}),
+  },
 });
 
 describe('priority groups', () => {
@@ -28,11 +32,9 @@ describe('priority groups', () => {
       { priority: 2000, shutdownGracePeriodSeconds: 3 },
     ];
     const names = (g: ReturnType<typeof groupByPriority>): string[][] => g.map((x) => x.pods.map((p) => p.metadata.name));
-    expect(names(groupByPriority(groups, [pod('below', 1), pod('at', 1000), pod('between', 1500), pod('above', 9000), pod('none')]))).toEqual([
-      ['below', 'none'],
-      ['at', 'between'],
-      ['above'],
-    ]);
+    expect(
+      names(groupByPriority(groups, [pod('below', 1), pod('at', 1000), pod('between', 1500), pod('above', 9000), pod('none')])),
+    ).toEqual([['below', 'none'], ['at', 'between'], ['above']]);
   });
 
   it('reads spec.priority, else the built-in system classes (standalone pods have no priority admission)', () => {

@@ -25,7 +25,10 @@ export function podPriority(pod: Pod): number {
  * regular pods (priority 0 and up) get the difference, critical pods (2000000000 and up) the
  * critical budget, whole seconds. Empty when the grace period is 0 (the feature is off).
  */
-export function migrateConfig(shutdownGracePeriodMs: number, shutdownGracePeriodCriticalPodsMs: number): ShutdownGracePeriodByPodPriority[] {
+export function migrateConfig(
+  shutdownGracePeriodMs: number,
+  shutdownGracePeriodCriticalPodsMs: number,
+): ShutdownGracePeriodByPodPriority[] {
   if (shutdownGracePeriodMs === 0) return [];
   const defaultMs = shutdownGracePeriodMs - shutdownGracePeriodCriticalPodsMs;
   if (defaultMs < 0) return [];
@@ -45,7 +48,8 @@ export function shutdownGroups(o: {
   byPodPriority?: boolean;
 }): ShutdownGracePeriodByPodPriority[] {
   const byPriority = o.byPodPriority !== false ? (o.shutdownGracePeriodByPodPriority ?? []) : [];
-  const groups = byPriority.length > 0 ? byPriority.map((g) => ({ ...g })) : migrateConfig(o.shutdownGracePeriodMs, o.shutdownGracePeriodCriticalPodsMs);
+  const groups =
+    byPriority.length > 0 ? byPriority.map((g) => ({ ...g })) : migrateConfig(o.shutdownGracePeriodMs, o.shutdownGracePeriodCriticalPodsMs);
   return groups.sort((a, b) => a.priority - b.priority);
 }
 
@@ -58,7 +62,10 @@ export function periodRequestedMs(groups: readonly ShutdownGracePeriodByPodPrior
  * Upstream groupByPriority: each pod joins the highest group whose priority is at most its own; a
  * pod below the lowest joins the lowest, one above the highest the highest.
  */
-export function groupByPriority(groups: readonly ShutdownGracePeriodByPodPriority[], pods: readonly Pod[]): Array<ShutdownGracePeriodByPodPriority & { pods: Pod[] }> {
+export function groupByPriority(
+  groups: readonly ShutdownGracePeriodByPodPriority[],
+  pods: readonly Pod[],
+): Array<ShutdownGracePeriodByPodPriority & { pods: Pod[] }> {
   const out = groups.map((g) => ({ ...g, pods: [] as Pod[] }));
   if (out.length === 0) return out;
   for (const pod of pods) {

@@ -11,7 +11,13 @@ import { connectSystemdInhibitor } from './index.js';
 function fakeHelper(bus: FakeDBusConnection, spawned: Array<{ command: string; args: readonly string[] }>) {
   return (command: string, args: readonly string[]): ChildProcess => {
     spawned.push({ command, args });
-    const child = new EventEmitter() as EventEmitter & { pid: number; exitCode: number | null; signalCode: null; stdin: { end(): void }; kill(): void };
+    const child = new EventEmitter() as EventEmitter & {
+      pid: number;
+      exitCode: number | null;
+      signalCode: null;
+      stdin: { end(): void };
+      kill(): void;
+    };
     child.pid = 4242;
     child.exitCode = null;
     child.signalCode = null;
@@ -56,7 +62,12 @@ describe('connectSystemdInhibitor', () => {
       },
     ]);
     await lock.release();
-    const list = await bus.call({ destination: 'org.freedesktop.login1', path: '/org/freedesktop/login1', interface: 'org.freedesktop.login1.Manager', member: 'ListInhibitors' });
+    const list = await bus.call({
+      destination: 'org.freedesktop.login1',
+      path: '/org/freedesktop/login1',
+      interface: 'org.freedesktop.login1.Manager',
+      member: 'ListInhibitors',
+    });
     expect(list.body).toEqual([[]]);
   });
 
@@ -66,7 +77,9 @@ describe('connectSystemdInhibitor', () => {
     bus.answer('org.freedesktop.systemd1.Manager.KillUnit', {});
     const inhibitor = await connectSystemdInhibitor({ bus, logindConfDir: path.join(dir, 'logind.conf.d') });
     await inhibitor.overrideInhibitDelay(20_000);
-    expect(await fs.readFile(path.join(dir, 'logind.conf.d', '99-kubelet.conf'), 'utf8')).toBe('# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n');
+    expect(await fs.readFile(path.join(dir, 'logind.conf.d', '99-kubelet.conf'), 'utf8')).toBe(
+      '# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n',
+    );
     await inhibitor.reloadLogindConf();
     expect(bus.calls.at(-1)).toMatchObject({
       destination: 'org.freedesktop.systemd1',
@@ -92,7 +105,9 @@ describe('connectSystemdInhibitor', () => {
     bus.deliverSignal({ ...signal, signature: 's', body: ['yes'] });
     bus.deliverSignal({ ...signal, signature: 'b', body: [false] });
     expect(events).toEqual([true, false]);
-    expect(logger.records.map((r) => r.msg)).toContain('Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected');
+    expect(logger.records.map((r) => r.msg)).toContain(
+      'Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected',
+    );
     inhibitor.close();
     await monitor.ended;
   });

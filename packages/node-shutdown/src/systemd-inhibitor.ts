@@ -54,16 +54,25 @@ export async function connectSystemdInhibitor(o: SystemdInhibitorOptions = {}): 
   const clock = o.clock ?? systemClock;
   const logger = o.logger ?? noopLogger;
   const timeoutMs = o.timeoutMs ?? 10_000;
-  const bus = o.bus ?? (await connectBus({ ...(o.address !== undefined ? { address: o.address } : {}), callTimeoutMs: timeoutMs, clock, logger }));
-  const spawn: SpawnFn = o.spawn ?? ((command, args, options) => spawnChild(command, [...args], { env: options.env, stdio: ['pipe', 'ignore', 'pipe'] }));
+  const bus =
+    o.bus ?? (await connectBus({ ...(o.address !== undefined ? { address: o.address } : {}), callTimeoutMs: timeoutMs, clock, logger }));
+  const spawn: SpawnFn =
+    o.spawn ?? ((command, args, options) => spawnChild(command, [...args], { env: options.env, stdio: ['pipe', 'ignore', 'pipe'] }));
   const env = o.env ?? { ...process.env, ...(o.address !== undefined ? { DBUS_SYSTEM_BUS_ADDRESS: o.address } : {}) };
   const confDir = o.logindConfDir ?? LOGIND_CONF_DIR;
 
   const listInhibitorPids = async (): Promise<number[]> => {
-    const reply = await bus.call({ destination: LOGIND_SERVICE, path: LOGIND_OBJECT, interface: LOGIND_INTERFACE, member: 'ListInhibitors' });
+    const reply = await bus.call({
+      destination: LOGIND_SERVICE,
+      path: LOGIND_OBJECT,
+      interface: LOGIND_INTERFACE,
+      member: 'ListInhibitors',
+    });
     const parsed = inhibitorsSchema.safeParse(replyBody(reply, 'a(ssssuu)', 'ListInhibitors')[0]);
     if (!parsed.success) throw new DBusError('UNEXPECTED_REPLY', 'ListInhibitors: not a(ssssuu)');
-    return parsed.data.filter(([what, who, , mode]) => what === INHIBIT_WHAT && who === INHIBIT_WHO && mode === INHIBIT_MODE).map((i) => i[5]);
+    return parsed.data
+      .filter(([what, who, , mode]) => what === INHIBIT_WHAT && who === INHIBIT_WHO && mode === INHIBIT_MODE)
+      .map((i) => i[5]);
   };
 
   return {
@@ -139,7 +148,9 @@ export async function connectSystemdInhibitor(o: SystemdInhibitorOptions = {}): 
       try {
         await fs.writeFile(file, body, { mode: 0o644 });
       } catch (err) {
-        throw new NodeShutdownError('START_FAILED', `failed writing logind shutdown inhibit override file ${file}: ${errorMessage(err)}`, { cause: err });
+        throw new NodeShutdownError('START_FAILED', `failed writing logind shutdown inhibit override file ${file}: ${errorMessage(err)}`, {
+          cause: err,
+        });
       }
     },
 
@@ -163,7 +174,9 @@ export async function connectSystemdInhibitor(o: SystemdInhibitorOptions = {}): 
       bus.onSignal({ interface: LOGIND_INTERFACE, member: 'PrepareForShutdown', path: LOGIND_OBJECT }, (s) => {
         const parsed = prepareForShutdownSchema.safeParse(s.body as DBusValue[]);
         if (!parsed.success) {
-          logger.error('Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected', { signature: s.signature ?? '' });
+          logger.error('Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected', {
+            signature: s.signature ?? '',
+          });
           return;
         }
         onEvent(parsed.data[0]);
