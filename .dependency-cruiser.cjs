@@ -16,7 +16,8 @@ const FLOORS = [
   // Tests only: no-testing-in-production and the devDependency rules keep it out of published code.
   { name: 'test-support', packages: ['test-support'] },
   { name: 'common', packages: ['common'] },
-  { name: 'api-and-cri', packages: ['api', 'cri-client'] },
+  // The API types and the clients of the node's local services (CRI over gRPC, systemd over D-Bus).
+  { name: 'api-and-cri', packages: ['api', 'cri-client', 'dbus'] },
   // Checkpoint files (only common below): the resource managers of the subsystems floor write them.
   { name: 'checkpoints', packages: ['checkpoint-manager'] },
   // The API-server client: above api and common. apps/kubelet imports it, and object-manager (an
@@ -37,6 +38,7 @@ const FLOORS = [
       'events',
       'image-gc',
       'memory-manager',
+      'node-shutdown',
       'node-status',
       'object-manager',
       'plugin-manager',

@@ -9,7 +9,7 @@ import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
 import { EventType, nodeReference, noopEventRecorder, systemClock } from '@kubelet-ts/common';
-import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
+import type { FeatureGates, KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createCriClient } from '@kubelet-ts/cri-client';
@@ -57,6 +57,7 @@ import { buildCpuManager } from './internal/cpu-manager.js';
 import type { KubeletCpuManager } from './internal/cpu-manager.js';
 import { buildMemoryManager } from './internal/memory-manager.js';
 import type { KubeletMemoryManager } from './internal/memory-manager.js';
+import { createKubeletNodeShutdownManager, nodeShutdownAdmitHandler } from './internal/node-shutdown.js';
 
 /** Who this node is: its name and IPs, primary first. */
 export interface NodeIdentity {
@@ -128,6 +129,7 @@ export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>
 interface Context {
   config: KubeletConfiguration;
   flags: KubeletFlags;
+  featureGates: FeatureGates;
   node: NodeIdentity;
   getNodeIPs: () => string[];
   clock: Clock;
@@ -345,7 +347,7 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
 
 interface NodeServices {
   servers: KubeletServers;
-  runnables: Record<'containerLogs' | 'imageGc' | 'eviction' | 'runtimeStatus', Runnable>;
+  runnables: Record<'containerLogs' | 'imageGc' | 'eviction' | 'runtimeStatus' | 'nodeShutdown', Runnable>;
   /** The node pod admission weighs pods against. */
   admissionNode: AdmissionNode;
   /** API mode's runnables, bound to the kubelet. */
@@ -405,6 +407,18 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     metrics: ctx.metrics,
   });
   lifecycle.addPodAdmitHandler(evictionAdmitHandler(eviction));
+  // Graceful node shutdown (node-shutdown): a logind delay inhibitor; on PrepareForShutdown the pods are killed by priority.
+  const nodeShutdown = createKubeletNodeShutdownManager({
+    config,
+    featureGates: ctx.featureGates,
+    rootDir: flags.rootDir,
+    nodeName: ctx.node.nodeName,
+    lifecycle,
+    clock,
+    logger: logger.child({ component: 'nodeshutdown' }),
+    recorder: ctx.recorder,
+    metrics: ctx.metrics,
+  });
   // Node status (node-status): the v1 Node from the node IPs, cgroup-manager's allocatable, CRI and eviction's conditions.
   const nodeStatus = createKubeletNodeStatus({
     nodeName: ctx.node.nodeName,
@@ -418,6 +432,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     resources: agents.resources,
     eviction,
     runtimeState: ctx.runtimeState,
+    shutdownErrors: () => nodeShutdown.shutdownErrors(),
     localStorageCapacityIsolation: config.localStorageCapacityIsolation,
     cri,
     clock,
@@ -446,6 +461,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     logger: admissionLogger,
   }))
     lifecycle.addPodAdmitHandler(handler);
+  lifecycle.addPodAdmitHandler(nodeShutdownAdmitHandler(nodeShutdown));
   // The authenticated server on `port` (server): API mode's TLS and auth, the container logs from CRI.
   const serving = ctx.api?.serving;
   const authenticated =
@@ -490,6 +506,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
       containerLogs,
       imageGc: imageGCRunnable(imageGc, imageGCPeriodMs(config)),
       eviction: evictionRunnable,
+      nodeShutdown,
       runtimeStatus: runtimeStatusRunnable(cri.runtime, ctx.runtimeState, { clock, logger: logger.child({ component: 'kubelet' }) }),
     },
     admissionNode,
@@ -528,6 +545,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
   const ctx: Context = {
     config: options.config,
     flags,
+    featureGates: options.featureGates,
     node,
     getNodeIPs: () => node.nodeIPs,
     clock,
@@ -601,6 +619,12 @@ async function runKubelet(
       supervise('Container log manager', k.services.runnables.containerLogs, signal, opts('container-logs')),
       supervise('Image garbage collection', k.services.runnables.imageGc, signal, opts('image-gc')),
       supervise('Eviction manager', k.services.runnables.eviction, signal, opts('eviction', { after: sourcesReady })),
+      supervise(
+        'Node shutdown manager',
+        k.services.runnables.nodeShutdown,
+        signal,
+        opts('nodeshutdown', { consequence: 'pods are not stopped gracefully when the node shuts down' }),
+      ),
       supervise('Pod lifecycle', k.lifecycle, signal, opts('kubelet')),
       ...(api !== undefined
         ? [

@@ -194,9 +194,9 @@ export const CONFIG_FIELD_SETTINGS: readonly SettingSpec[] = [
   refused('logging.options.json.infoBufferSize', 'one output stream, unbuffered', isZeroQuantity),
   impl('enableSystemLogHandler', '/logs/ on the authenticated server'),
   refused('enableSystemLogQuery', 'no node log query'),
-  refused('shutdownGracePeriod', 'no graceful node shutdown (systemd inhibitor)'),
-  refused('shutdownGracePeriodCriticalPods', 'no graceful node shutdown'),
-  refused('shutdownGracePeriodByPodPriority', 'no graceful node shutdown'),
+  impl('shutdownGracePeriod', 'graceful node shutdown: a logind delay inhibitor (held by systemd-inhibit), regular pods first'),
+  impl('shutdownGracePeriodCriticalPods', 'the budget of critical pods (priority ≥ 2000000000), killed last'),
+  impl('shutdownGracePeriodByPodPriority', 'priority groups killed lowest first (gate GracefulNodeShutdownBasedOnPodPriority)'),
   refused('crashLoopBackOff.maxContainerRestartPeriod', "the restart back-off caps at upstream's 5 minutes"),
   impl(
     'reservedMemory',

@@ -42,6 +42,8 @@ export interface KubeletNodeStatusOptions {
   eviction: Pick<EvictionManager, 'isUnderMemoryPressure' | 'isUnderDiskPressure' | 'isUnderPIDPressure'>;
   /** The runtime's and network's readiness (and the PLEG's health) for the Ready condition. */
   runtimeState: Pick<RuntimeState, 'runtimeErrors' | 'networkErrors' | 'runtimeHandlers' | 'runtimeFeatures'>;
+  /** The node shutdown manager's "node is shutting down" for the Ready condition. */
+  shutdownErrors?: () => readonly string[];
   /** `localStorageCapacityIsolation`: Ready then needs an ephemeral-storage capacity. */
   localStorageCapacityIsolation: boolean;
   cri: { runtime: Pick<RuntimeService, 'version'>; image: Pick<ImageService, 'listImages'> };
@@ -112,6 +114,7 @@ export function createKubeletNodeStatus(options: KubeletNodeStatusOptions): Node
         recorder,
         runtimeErrors: () => options.runtimeState.runtimeErrors(),
         networkErrors: () => options.runtimeState.networkErrors(),
+        ...(options.shutdownErrors !== undefined ? { shutdownErrors: options.shutdownErrors } : {}),
         localStorageCapacityIsolation: options.localStorageCapacityIsolation,
         logger: options.logger,
       }),

@@ -52,6 +52,9 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'counter', name: 'rest_client_requests_total', labelNames: ['code', 'host', 'method'] },
   { kind: 'histogram', name: 'rest_client_request_duration_seconds', labelNames: ['verb', 'host'] },
   { kind: 'histogram', name: 'rest_client_rate_limiter_duration_seconds', labelNames: ['verb', 'host'] },
+  // node-shutdown
+  { kind: 'gauge', name: 'kubelet_graceful_shutdown_start_time_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_graceful_shutdown_end_time_seconds', labelNames: [] },
   // node-status (kubelet-ts extensions)
   { kind: 'counter', name: 'kubelet_ts_node_lease_requests_total', labelNames: ['result'] },
   { kind: 'counter', name: 'kubelet_ts_node_registration_attempts_total', labelNames: ['result'] },

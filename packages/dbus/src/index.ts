@@ -1,0 +1,12 @@
+export { DEFAULT_SYSTEM_BUS_ADDRESS, parseBusAddress, systemBusAddress } from './address.js';
+export type { UnixSocketAddress } from './address.js';
+export { BUS_NAME, BUS_PATH, DEFAULT_CALL_TIMEOUT_MS, PROPERTIES_INTERFACE, connectBus, matchRule, replyBody } from './connection.js';
+export type { ConnectBusOptions, DBusConnection, MethodCall, MethodCallHandler, SignalFilter, SignalMessage } from './connection.js';
+export { DBusError, isServiceUnknown } from './errors.js';
+export type { DBusErrorCode, DBusErrorOptions } from './errors.js';
+export { Reader, Writer, marshal, unmarshal } from './marshal.js';
+export type { DBusValue, DBusVariant, Endianness } from './marshal.js';
+export { MAX_MESSAGE_BYTES, MessageFlag, decodeMessage, encodeMessage, messageLength } from './message.js';
+export type { DBusMessage, MessageType } from './message.js';
+export { formatType, isSingleCompleteType, parseSignature } from './signature.js';
+export type { BasicCode, DBusType } from './signature.js';

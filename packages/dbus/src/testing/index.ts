@@ -1,0 +1,2 @@
+export { FakeDBusConnection } from './fake-connection.js';
+export type { RecordedCall } from './fake-connection.js';

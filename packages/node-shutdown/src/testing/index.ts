@@ -1,0 +1,2 @@
+export { FakeInhibitor } from './fakes.js';
+export type { InhibitorCall } from './fakes.js';

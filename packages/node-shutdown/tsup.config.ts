@@ -1,0 +1,3 @@
+import { packageConfig } from '../../tsup.shared.mjs';
+
+export default packageConfig();
