@@ -111,6 +111,11 @@ export interface CreateKubeletOptions {
    * kubeconfig and certificates under the kubelet's temp dir, the control plane's node IP.
    */
   apiServer?: { bootstrapKubeconfig: string; nodeIp: string };
+  /**
+   * A command the kubelet runs under (`node` and its arguments appended), e.g. `unshare -m sh -c '… && exec "$@"' sh`
+   * to show it a host file of the test's own in a mount namespace of its own.
+   */
+  launcher?: string[];
 }
 
 export async function createKubelet(label: string, options: CreateKubeletOptions = {}): Promise<KubeletUnderTest> {
@@ -203,7 +208,8 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
           : []),
         ...extraArgs,
       ];
-      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+      const [command, ...commandArgs] = [...(options.launcher ?? []), process.execPath, ...args] as [string, ...string[]];
+      const proc = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
       child = proc;
       proc.stdout?.on('data', (d: Buffer) => (output += d.toString()));
       proc.stderr?.on('data', (d: Buffer) => (output += d.toString()));
