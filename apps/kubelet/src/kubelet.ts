@@ -9,7 +9,7 @@ import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
 import { EventType, nodeReference, noopEventRecorder, systemClock } from '@kubelet-ts/common';
-import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
+import type { FeatureGates, KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createCriClient } from '@kubelet-ts/cri-client';
@@ -32,6 +32,7 @@ import { checkRuntimeCgroupDriver, startContainerManager } from './internal/cgro
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
 import { containerLogsSource, createKubeletContainerLogManager } from './internal/container-logs.js';
+import { criContainerEventSource } from './internal/evented-pleg.js';
 import { createKubeletEvictionManager, evictionAdmitHandler, evictionMonitoringIntervalMs } from './internal/eviction.js';
 import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
@@ -128,6 +129,8 @@ export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>
 interface Context {
   config: KubeletConfiguration;
   flags: KubeletFlags;
+  /** Upstream 1.34's gates with `featureGates` applied. */
+  featureGates: FeatureGates;
   node: NodeIdentity;
   getNodeIPs: () => string[];
   clock: Clock;
@@ -323,6 +326,11 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
     podCgroups: agents.containerManager.podCgroups,
     ...(ctx.api !== undefined ? { objectRegistry: ctx.api.objects.registry } : {}),
     syncFrequencyMs: durationMs(config.syncFrequency),
+    // Upstream's EventedPLEG (alpha, off by default): container changes from CRI GetContainerEvents, the relist every
+    // 300 s underneath; a runtime without the stream (containerd 1.6: UNIMPLEMENTED) has it relist every second again.
+    ...(ctx.featureGates.isEnabled('EventedPLEG')
+      ? { containerEvents: criContainerEventSource(agents.cri.runtime, logger.child({ component: 'evented-pleg' })) }
+      : {}),
     clock,
     logger: logger.child({ component: 'kubelet' }),
     recorder,
@@ -528,6 +536,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
   const ctx: Context = {
     config: options.config,
     flags,
+    featureGates: options.featureGates,
     node,
     getNodeIPs: () => node.nodeIPs,
     clock,

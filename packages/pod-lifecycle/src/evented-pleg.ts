@@ -17,7 +17,9 @@ export type ContainerEventType =
  * runtime contract's pod status (upstream Runtime.GeneratePodStatus), as the event source delivers it.
  */
 export interface RuntimeContainerEvent {
+  /** The container (or sandbox) the event is about. */
   containerId: string;
+  /** What happened to it. */
   type: ContainerEventType;
   /** When the runtime generated the event (ms since the epoch): the time of the cache entry it writes. */
   createdAt: number;
@@ -43,7 +45,9 @@ export const EVENTED_PLEG_MAX_STREAM_RETRIES = 5;
 /** Upstream globalCacheUpdatePeriod: a pod worker waiting for a newer status never waits longer. */
 const GLOBAL_CACHE_UPDATE_PERIOD_MS = 5_000;
 
+/** What the evented PLEG is built from; every collaborator injected. */
 export interface EventedPlegOptions {
+  /** Where the container events come from (CRI GetContainerEvents in the kubelet). */
   source: ContainerEventSource;
   /**
    * The generic PLEG underneath, relisting at EVENTED_PLEG_RELIST_DURATION: it keeps running as the
@@ -53,7 +57,9 @@ export interface EventedPlegOptions {
   genericPleg: GenericPleg;
   /** The cache the generic PLEG fills too. */
   cache: PodStatusCache;
+  /** Times the 5 s cache update and the event latency. */
   clock: Clock;
+  /** Default: no-op. */
   logger?: Logger;
   /** kubelet_evented_pleg_connection_*, and the running pod and container gauges. Default: none. */
   metrics?: Metrics;

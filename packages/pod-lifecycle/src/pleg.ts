@@ -49,6 +49,7 @@ export interface GenericPlegOptions {
 
 /** Upstream pleg.RelistDuration: how often the generic PLEG relists, and when it is declared unhealthy. */
 export interface RelistDuration {
+  /** Time between the end of one relist and the start of the next. */
   relistPeriodMs: number;
   /** Longer than the period plus a relist's own duration, which varies a lot: conservative, so health does not flip. */
   relistThresholdMs: number;
