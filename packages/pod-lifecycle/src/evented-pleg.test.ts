@@ -104,6 +104,25 @@ describe('evented PLEG', () => {
     expect(h.cache.get('u1').status.containers[0]?.state).toBe('exited');
   });
 
+  it('relists at once when a refused event shows its container further along than the newer cached status (an exit during a read)', async () => {
+    await h.start();
+    h.runtime.addSandbox(ref);
+    const app = h.runtime.addContainer(ref, 'app');
+    const runningView = h.runtime.snapshot('u1', 'web', 'default');
+    await h.clock.advance(10);
+    h.runtime.exitContainer(app.id, 1);
+    const stopped = h.event('CONTAINER_STOPPED_EVENT', app.id, h.runtime.snapshot('u1', 'web', 'default'));
+    // A read that began before the exit but was stamped after it (the lifecycle's refresh after a start).
+    await h.clock.advance(10);
+    h.cache.set('u1', runningView, undefined, h.clock.now());
+    const relists = h.relists();
+    h.source.send(stopped);
+    await flushMicrotasks();
+    expect(h.relists()).toBe(relists + 1);
+    expect(h.cache.get('u1').status.containers[0]).toMatchObject({ id: app.id, state: 'exited' });
+    expect(h.events).toContainEqual({ id: 'u1', type: 'ContainerDied', data: app.id });
+  });
+
   it("drops the pod's cache entry when its sandbox is deleted", async () => {
     await h.start();
     const sandbox = h.runtime.addSandbox(ref);

@@ -127,6 +127,15 @@ function eventProblem(event: unknown): string | undefined {
 
 const hasReadySandbox = (status: RuntimePodStatus): boolean => status.sandboxes.some((s) => s.state === 'ready');
 
+/** How far a container (or sandbox) has come in a status: absent, created, running, exited (states only move forward). */
+function progress(status: RuntimePodStatus, id: string): number {
+  const container = status.containers.find((c) => c.id === id);
+  if (container !== undefined) return container.state === 'exited' ? 3 : container.state === 'running' ? 2 : 1;
+  const sandbox = status.sandboxes.find((s) => s.id === id);
+  if (sandbox !== undefined) return sandbox.state === 'notready' ? 3 : 2;
+  return 0;
+}
+
 function countByState(status: RuntimePodStatus): Map<string, number> {
   const counts = new Map<string, number>();
   for (const c of status.containers) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
@@ -224,7 +233,15 @@ export function createEventedPleg(options: EventedPlegOptions): EventedPleg {
       cache.set(uid, status, undefined, createdAt);
       send = true;
     }
-    if (!send) return;
+    if (!send) {
+      // kubelet-ts: the lifecycle's own read after a start is stamped when it returned, so it can look newer than an
+      // exit the runtime reported meanwhile. A refused event that shows its container further along than the cache
+      // does has the generic PLEG relist now rather than at its 300 s period.
+      if (progress(received, containerId) > progress(cached.status, containerId)) {
+        genericPleg.relist().catch((err: unknown) => logger.error('Evented PLEG: relist failed', { err: errorMessage(err) }));
+      }
+      return;
+    }
     switch (type) {
       case 'CONTAINER_STARTED_EVENT':
         emit({ id: uid, type: 'ContainerStarted', data: containerId });
