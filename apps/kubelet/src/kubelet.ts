@@ -32,6 +32,7 @@ import { checkRuntimeCgroupDriver, startContainerManager } from './internal/cgro
 import { KUBELET_VERSION } from './internal/cli.js';
 import type { KubeletOptions } from './internal/cli.js';
 import { containerLogsSource, createKubeletContainerLogManager } from './internal/container-logs.js';
+import { criContainerEventSource } from './internal/evented-pleg.js';
 import { createKubeletEvictionManager, evictionAdmitHandler, evictionMonitoringIntervalMs } from './internal/eviction.js';
 import { createKubeletImageGC, imageGCPeriodMs, imageGCRunnable } from './internal/image-gc.js';
 import { resolveNodeIPs, resolveNodeName } from './internal/node.js';
@@ -129,6 +130,7 @@ export function startupSummary(options: Pick<KubeletOptions, 'config' | 'flags'>
 interface Context {
   config: KubeletConfiguration;
   flags: KubeletFlags;
+  /** Upstream 1.34's gates with `featureGates` applied. */
   featureGates: FeatureGates;
   node: NodeIdentity;
   getNodeIPs: () => string[];
@@ -325,6 +327,11 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
     podCgroups: agents.containerManager.podCgroups,
     ...(ctx.api !== undefined ? { objectRegistry: ctx.api.objects.registry } : {}),
     syncFrequencyMs: durationMs(config.syncFrequency),
+    // Upstream's EventedPLEG (alpha, off by default): container changes from CRI GetContainerEvents, the relist every
+    // 300 s underneath; a runtime without the stream (containerd 1.6: UNIMPLEMENTED) has it relist every second again.
+    ...(ctx.featureGates.isEnabled('EventedPLEG')
+      ? { containerEvents: criContainerEventSource(agents.cri.runtime, logger.child({ component: 'evented-pleg' })) }
+      : {}),
     clock,
     logger: logger.child({ component: 'kubelet' }),
     recorder,

@@ -18,8 +18,17 @@ export type { ContainerStartFailure, ReasonCache } from './reason-cache.js';
 export { generatePodStatus, getPodPhase, alwaysReady, alwaysStarted, pastActiveDeadline, DEADLINE_EXCEEDED } from './status/generate.js';
 export type { ContainerRef, GeneratePodStatusInput, ReadinessProvider, StartupProvider } from './status/generate.js';
 export { generatePodReadyToStartContainersCondition } from './status/ready-to-start.js';
-export { createGenericPleg } from './pleg.js';
-export type { GenericPlegOptions, PodLifecycleEvent, PodLifecycleEventGenerator, PodLifecycleEventType } from './pleg.js';
+export { createGenericPleg, GENERIC_PLEG_RELIST_DURATION } from './pleg.js';
+export type {
+  GenericPleg,
+  GenericPlegOptions,
+  PodLifecycleEvent,
+  PodLifecycleEventGenerator,
+  PodLifecycleEventType,
+  RelistDuration,
+} from './pleg.js';
+export { createEventedPleg, EVENTED_PLEG_MAX_STREAM_RETRIES, EVENTED_PLEG_RELIST_DURATION } from './evented-pleg.js';
+export type { ContainerEventSource, ContainerEventType, EventedPleg, EventedPlegOptions, RuntimeContainerEvent } from './evented-pleg.js';
 export type { HealthChecker, HealthCheckResult } from './health.js';
 export { createPodLifecycle, DEFAULT_GC_POLICY } from './lifecycle.js';
 export type { PodLifecycle, PodLifecycleOptions } from './lifecycle.js';

@@ -20,7 +20,9 @@ import { createPodStatusCache } from './pod-cache.js';
 import type { PodStatusCache } from './pod-cache.js';
 import { createPodWorkers } from './pod-workers.js';
 import type { PodWorkers } from './pod-workers.js';
-import { createGenericPleg } from './pleg.js';
+import { createEventedPleg, EVENTED_PLEG_RELIST_DURATION } from './evented-pleg.js';
+import type { ContainerEventSource } from './evented-pleg.js';
+import { createGenericPleg, GENERIC_PLEG_RELIST_DURATION } from './pleg.js';
 import type { PodLifecycleEventGenerator } from './pleg.js';
 import { createReasonCache } from './reason-cache.js';
 import type { ReadinessProvider, StartupProvider } from './status/generate.js';
@@ -74,8 +76,14 @@ export interface PodLifecycleOptions {
   crashLoopBackoff?: Backoff;
   /** Mount points of the node, to refuse removing a pod dir with something mounted (default: /proc/self/mountinfo). */
   mountPoints?: () => Promise<string[]>;
-  /** A PLEG other than the generic (polling) one, e.g. event-driven once the runtime supports it. */
+  /** A PLEG of the caller's own instead of the generic (polling) or evented one. */
   pleg?: PodLifecycleEventGenerator;
+  /**
+   * The runtime's container events (upstream's EventedPLEG, feature gate `EventedPLEG`): container changes
+   * come from them and the generic PLEG relists only every 300 s (unhealthy after 10 min), until the stream
+   * fails 5 times; then it relists every `plegRelistPeriodMs` again. Default: none, the generic PLEG alone.
+   */
+  containerEvents?: ContainerEventSource;
   /** Pod cgroups: made before the runtime syncs a pod, removed after it terminated. Omit to leave cgroups to the runtime. */
   podCgroups?: PodCgroupsHook;
   /** Admission (upstream admitHandlers), consulted in order before a new pod starts; more with `addPodAdmitHandler`. */
@@ -169,17 +177,35 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
   const removedListeners = new Set<(uid: string) => void>();
   let sourcesReady = false;
 
-  const pleg =
-    options.pleg ??
-    createGenericPleg({
+  const buildPleg = (): PodLifecycleEventGenerator => {
+    const relistDuration = {
+      relistPeriodMs: options.plegRelistPeriodMs ?? GENERIC_PLEG_RELIST_DURATION.relistPeriodMs,
+      relistThresholdMs: options.plegRelistThresholdMs ?? GENERIC_PLEG_RELIST_DURATION.relistThresholdMs,
+    };
+    const plegLogger = logger.child({ component: 'pleg' });
+    const source = options.containerEvents;
+    // Upstream NewMainKubelet: with EventedPLEG the generic PLEG starts at the longer period, and the evented one
+    // knows the normal one to fall back to.
+    const genericPleg = createGenericPleg({
       runtime,
       cache,
       clock,
-      logger: logger.child({ component: 'pleg' }),
+      logger: plegLogger,
       metrics,
-      ...(options.plegRelistPeriodMs !== undefined ? { relistPeriodMs: options.plegRelistPeriodMs } : {}),
-      ...(options.plegRelistThresholdMs !== undefined ? { relistThresholdMs: options.plegRelistThresholdMs } : {}),
+      ...(source !== undefined ? EVENTED_PLEG_RELIST_DURATION : relistDuration),
     });
+    if (source === undefined) return genericPleg;
+    return createEventedPleg({
+      source,
+      genericPleg,
+      cache,
+      clock,
+      logger: logger.child({ component: 'evented-pleg' }),
+      metrics,
+      fallbackRelistDuration: relistDuration,
+    });
+  };
+  const pleg = options.pleg ?? buildPleg();
   const generate = createStatusGenerator({
     statusManager,
     stoppedByKubelet,

@@ -204,4 +204,27 @@ describe('generic PLEG', () => {
     expect(runtime.callsOf('getPods')).toHaveLength(4);
     expect(clock.pendingTimers).toBe(0);
   });
+
+  it('update changes the period and threshold at once: a relist now, then one every new period (upstream Stop, Update, Start)', async () => {
+    const { clock, runtime } = setup();
+    const controller = new AbortController();
+    const generic = createGenericPleg({
+      runtime,
+      cache: createPodStatusCache(),
+      clock,
+      relistPeriodMs: 300_000,
+      relistThresholdMs: 600_000,
+    });
+    const done = generic.run(controller.signal);
+    await clock.advance(10_000);
+    expect(runtime.callsOf('getPods')).toHaveLength(1);
+    generic.update({ relistPeriodMs: 1_000, relistThresholdMs: 180_000 });
+    await clock.advance(0);
+    expect(runtime.callsOf('getPods')).toHaveLength(2);
+    await clock.advance(3_000);
+    expect(runtime.callsOf('getPods')).toHaveLength(5);
+    expect(generic.relistDuration).toEqual({ relistPeriodMs: 1_000, relistThresholdMs: 180_000 });
+    controller.abort();
+    await done;
+  });
 });

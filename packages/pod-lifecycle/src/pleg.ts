@@ -17,8 +17,9 @@ export interface PodLifecycleEvent {
 }
 
 /**
- * Upstream pleg.PodLifecycleEventGenerator. The generic implementation polls (containerd 1.6
- * has no GetContainerEvents); an event-driven one can implement the same interface later.
+ * Upstream pleg.PodLifecycleEventGenerator. The generic implementation polls the runtime; the
+ * evented one (`createEventedPleg`) takes the runtime's container events and keeps a generic one
+ * underneath as its safety net.
  */
 export interface PodLifecycleEventGenerator {
   /** Runs until the signal aborts. */
@@ -44,6 +45,40 @@ export interface GenericPlegOptions {
   relistPeriodMs?: number;
   /** Default 3 min (upstream genericPlegRelistThreshold). */
   relistThresholdMs?: number;
+}
+
+/** Upstream pleg.RelistDuration: how often the generic PLEG relists, and when it is declared unhealthy. */
+export interface RelistDuration {
+  /** Time between the end of one relist and the start of the next. */
+  relistPeriodMs: number;
+  /** Longer than the period plus a relist's own duration, which varies a lot: conservative, so health does not flip. */
+  relistThresholdMs: number;
+}
+
+/** The generic PLEG with what the evented one drives (upstream podLifecycleEventGeneratorHandler). */
+export interface GenericPleg extends PodLifecycleEventGenerator {
+  /**
+   * Upstream Stop, Update(relistDuration), Start: the new period and threshold take effect at once, a
+   * running loop relists now and then every new period.
+   */
+  update(duration: RelistDuration): void;
+  /** The period and threshold in effect. */
+  readonly relistDuration: RelistDuration;
+}
+
+/**
+ * Upstream's kubelet_running_pods and kubelet_running_containers, defined once for both PLEGs: the
+ * generic one sets them at each relist, the evented one moves them with each event.
+ */
+export function runningMetrics(metrics: Metrics) {
+  return {
+    pods: metrics.gauge({ name: 'kubelet_running_pods', help: 'Number of pods that have a running pod sandbox' }),
+    containers: metrics.gauge<'container_state'>({
+      name: 'kubelet_running_containers',
+      help: 'Number of containers currently running',
+      labelNames: ['container_state'],
+    }),
+  };
 }
 
 type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
@@ -162,12 +197,17 @@ function plegHealth(relistTime: number | undefined, now: number, thresholdMs: nu
 /** How many changed pods' statuses a relist reads at once. */
 const STATUS_READS_AT_ONCE = 8;
 
+/** Upstream genericPlegRelistPeriod and genericPlegRelistThreshold. */
+export const GENERIC_PLEG_RELIST_DURATION: Readonly<RelistDuration> = { relistPeriodMs: 1_000, relistThresholdMs: 180_000 };
+
 /** Upstream GenericPLEG (pleg/generic.go): relists the runtime and diffs it against the last relist. */
-export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEventGenerator {
+export function createGenericPleg(options: GenericPlegOptions): GenericPleg {
   const { runtime, cache, clock } = options;
   const logger = options.logger ?? noopLogger;
-  const relistPeriodMs = options.relistPeriodMs ?? 1_000;
-  const relistThresholdMs = options.relistThresholdMs ?? 180_000;
+  let relistPeriodMs = options.relistPeriodMs ?? GENERIC_PLEG_RELIST_DURATION.relistPeriodMs;
+  let relistThresholdMs = options.relistThresholdMs ?? GENERIC_PLEG_RELIST_DURATION.relistThresholdMs;
+  // Ends the running loop's wait early (the signal aborted, or `update` changed the period).
+  let wakeUp: (() => void) | undefined;
   const records = new Map<string, PodRecord>();
   const listeners = new Set<(event: PodLifecycleEvent) => void>();
   let podsToReinspect = new Map<string, RunningPod | undefined>();
@@ -183,12 +223,7 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     help: 'Interval in seconds between relisting in PLEG.',
   });
   // Upstream updateRunningPodAndContainerMetrics, at every relist.
-  const runningPods = metrics.gauge({ name: 'kubelet_running_pods', help: 'Number of pods that have a running pod sandbox' });
-  const runningContainers = metrics.gauge<'container_state'>({
-    name: 'kubelet_running_containers',
-    help: 'Number of containers currently running',
-    labelNames: ['container_state'],
-  });
+  const { pods: runningPods, containers: runningContainers } = runningMetrics(metrics);
   const seenContainerStates = new Set<string>();
   const updateRunningMetrics = (pods: readonly RunningPod[]): void => {
     const byState = new Map<string, number>();
@@ -289,12 +324,27 @@ export function createGenericPleg(options: GenericPlegOptions): PodLifecycleEven
     async run(signal) {
       while (!signal.aborted) {
         await relist();
-        try {
-          await clock.sleep(relistPeriodMs, signal);
-        } catch {
-          return;
-        }
+        if (signal.aborted) return;
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            clock.clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            wakeUp = undefined;
+            resolve();
+          };
+          const timer = clock.setTimeout(done, relistPeriodMs);
+          signal.addEventListener('abort', done, { once: true });
+          wakeUp = done;
+        });
       }
+    },
+    update(duration) {
+      relistPeriodMs = duration.relistPeriodMs;
+      relistThresholdMs = duration.relistThresholdMs;
+      wakeUp?.();
+    },
+    get relistDuration() {
+      return { relistPeriodMs, relistThresholdMs };
     },
     watch(listener) {
       listeners.add(listener);

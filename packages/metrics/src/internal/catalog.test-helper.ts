@@ -62,6 +62,20 @@ export const CATALOG: readonly CatalogEntry[] = [
   // pod-lifecycle
   { kind: 'histogram', name: 'kubelet_pleg_relist_duration_seconds', labelNames: [] },
   { kind: 'histogram', name: 'kubelet_pleg_relist_interval_seconds', labelNames: [] },
+  // pod-lifecycle (evented PLEG)
+  {
+    kind: 'counter',
+    name: 'kubelet_evented_pleg_connection_error_count',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
+  {
+    kind: 'counter',
+    name: 'kubelet_evented_pleg_connection_success_count',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
+  { kind: 'histogram', name: 'kubelet_evented_pleg_connection_latency_seconds', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_running_pods', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_running_containers', labelNames: ['container_state'] },
   { kind: 'gauge', name: 'kubelet_mirror_pods', labelNames: [] },

@@ -4,3 +4,4 @@ export { createPodLifecycleForTest } from './lifecycle-under-test.js';
 export type { ComposedPodLifecycle } from '../lifecycle.js';
 export { FakeMirrorPodApi } from './fake-mirror-pod-api.js';
 export type { FakeMirrorPodApiCall } from './fake-mirror-pod-api.js';
+export { FakeContainerEventSource } from './fake-container-event-source.js';
