@@ -12,7 +12,8 @@ import path from 'node:path';
 import { createKubelet, env, eventually, waitHealthy } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 
-const SWAPS_WITH_SWAP = 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/vdz                                partition\t8388604\t\t0\t\t-2\n';
+const SWAPS_WITH_SWAP =
+  'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/vdz                                partition\t8388604\t\t0\t\t-2\n';
 
 /** `unshare -m` with `file` bind-mounted over `hostPath`, then exec of the kubelet's command line. */
 const over = (file: string, hostPath: string): string[] => [

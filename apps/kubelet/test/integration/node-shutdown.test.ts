@@ -162,7 +162,9 @@ describeWithLogind('shutdownGracePeriod: graceful node shutdown through the real
   });
 
   test('PowerOff: the regular pod is killed first, the critical pod after it, statuses as upstream, then the inhibitor is released', async () => {
-    // The drop-in, logind reloaded through systemd, and the delay inhibitor of "kubelet".
+    // The drop-in, logind reloaded through systemd, and the delay inhibitor of "kubelet". The manager starts once
+    // the runtime has answered, which can be after /healthz first answers.
+    await eventually('the logind drop-in', async () => existsSync(DROP_IN));
     expect(await fs.readFile(DROP_IN, 'utf8')).toBe('# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n');
     await eventually('the kubelet inhibitor', async () => (await kubeletInhibitors()).length === 1);
     expect((await kubeletInhibitors())[0]?.slice(0, 4)).toEqual([
