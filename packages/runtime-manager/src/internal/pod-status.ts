@@ -141,7 +141,7 @@ async function containerStatuses(ctx: RuntimeContext, uid: string): Promise<Runt
   return out.sort((a, b) => b.createdAt - a.createdAt);
 }
 
-async function toContainerStatus(status: ContainerStatus): Promise<RuntimeContainerStatus | undefined> {
+export async function toContainerStatus(status: ContainerStatus): Promise<RuntimeContainerStatus | undefined> {
   const labels = decodeContainerLabels(status.labels);
   if (labels.containerName === '') return undefined;
   const annotations = decodeContainerAnnotations(status.annotations);
