@@ -24,3 +24,5 @@ export { controlPlaneEnv, controlPlaneEnvFile } from './control-plane.js';
 export type { ControlPlaneEnv } from './control-plane.js';
 export { ensureNode } from './test-node.js';
 export type { NodeSetupClient } from './test-node.js';
+export { fc, fuzz, fuzzRuns, hostileBytes, hostileText, mutated, nestedText, yamlAliasBomb } from './fuzz.js';
+export type { FuzzOptions } from './fuzz.js';
