@@ -1,4 +1,4 @@
-import { formatIssue, formatPath, parsePod } from './parse.js';
+import { MAX_NESTING_DEPTH, findTooDeep, formatIssue, formatPath, parsePod } from './parse.js';
 import type { PodIssue } from './parse.js';
 
 const manifest = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -87,5 +87,29 @@ describe('formatIssue and formatPath', () => {
       'spec.containers[2].resources.limits[nvidia.com/gpu]',
     );
     expect(formatPath(['metadata', 'labels', 'app'])).toBe('metadata.labels[app]');
+  });
+});
+
+describe('parsePod nesting limit', () => {
+  // Found by the static manifest fuzzer: an unknown field nested 2 000 levels deep overflowed the
+  // stack (stripNulls, structuredClone) and the RangeError escaped parsePod.
+  it('refuses an object nested deeper than MAX_NESTING_DEPTH, naming where, instead of overflowing the stack', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 50_000; i++) deep = { a: deep };
+    expect(errorsOf(manifest({ containers: [{ name: 'app', image: 'nginx' }] }, { extra: deep }))).toEqual([
+      `web.yaml: extra.a.a.a.a.a.a.a…: Invalid value: nested more than ${MAX_NESTING_DEPTH} levels deep`,
+    ]);
+    let deepArray: unknown = [];
+    for (let i = 0; i < 50_000; i++) deepArray = [deepArray];
+    const result = parsePod(manifest({ containers: [{ name: 'app', image: 'nginx', args: deepArray }] }), 'web.yaml');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.path)).toEqual(['spec.containers[0].args[0][0][0][0]…']);
+  });
+
+  it('accepts objects up to MAX_NESTING_DEPTH levels', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_NESTING_DEPTH - 2; i++) deep = { a: deep };
+    expect(findTooDeep({ x: deep }, MAX_NESTING_DEPTH)).toBeUndefined();
+    expect(parsePod(manifest({ containers: [{ name: 'app', image: 'nginx' }] }, { extra: deep }), 'web.yaml').ok).toBe(true);
   });
 });

@@ -41,6 +41,10 @@ export function parsePod(input: unknown, source: string, options: ParsePodOption
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return fail([{ path: '', reason: `Invalid value: expected a Pod object, got ${describe(input)}` }]);
   }
+  const tooDeep = findTooDeep(input, MAX_NESTING_DEPTH);
+  if (tooDeep !== undefined) {
+    return fail([{ path: tooDeep, reason: `Invalid value: nested more than ${MAX_NESTING_DEPTH} levels deep` }]);
+  }
   const raw = stripNulls(input) as Record<string, unknown>;
   if (options.requireTypeMeta !== false) {
     const typeIssues = checkTypeMeta(raw);
@@ -64,6 +68,39 @@ function checkTypeMeta(raw: Record<string, unknown>): ValidationIssue[] {
   if (apiVersion === undefined || apiVersion === '') issues.push({ path: 'apiVersion', reason: 'Required value' });
   else if (apiVersion !== 'v1') issues.push({ path: 'apiVersion', reason: `Invalid value ${JSON.stringify(apiVersion)}: must be "v1"` });
   return issues;
+}
+
+/**
+ * Deepest nesting of arrays and objects an API object may have. Upstream's decoders (Go's
+ * encoding/json under sigs.k8s.io/json and sigs.k8s.io/yaml) refuse more than 10 000 levels
+ * (`maxNestingDepth`, "exceeded max depth"); V8's structuredClone and JSON.stringify overflow the
+ * stack at about 2 000, so we stop at 1 000. Real pods nest fewer than 30 levels.
+ */
+export const MAX_NESTING_DEPTH = 1_000;
+
+const PATH_SEGMENTS_SHOWN = 8;
+
+/**
+ * The path (formatted, its first segments then `…`) of the first value nested deeper than `max`
+ * levels, or undefined. Iterative: the recursive walks after it (stripNulls, zod, structuredClone)
+ * only ever see objects within the limit, so they cannot overflow the stack.
+ */
+export function findTooDeep(value: unknown, max: number): string | undefined {
+  const stack: Array<{ value: unknown; depth: number; path: PropertyKey[] }> = [{ value, depth: 0, path: [] }];
+  for (;;) {
+    const top = stack.pop();
+    if (top === undefined) return undefined;
+    if (typeof top.value !== 'object' || top.value === null) continue;
+    const depth = top.depth + 1;
+    if (depth > max) return `${formatPath(top.path)}…`;
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(top.value) ? top.value.map((v, i) => [i, v]) : Object.entries(top.value);
+    for (const [key, child] of entries) {
+      if (typeof child === 'object' && child !== null) {
+        // Only the first few segments are kept: copying a 10 000-long path at every level is quadratic.
+        stack.push({ value: child, depth, path: top.path.length < PATH_SEGMENTS_SHOWN ? [...top.path, key] : top.path });
+      }
+    }
+  }
 }
 
 /** Go's JSON/YAML decoding treats `null` as "not set"; do the same so `creationTimestamp: null` is fine. */

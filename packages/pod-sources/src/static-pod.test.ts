@@ -179,4 +179,22 @@ describe('decodeStaticPod errors', () => {
       'spec.volumes[3].csi',
     );
   });
+
+  // Found by the decoder fuzzer (mutated valid pod, a deep subtree): a RangeError escaped decodeStaticPod.
+  it('reports a subtree nested too deep with its field path instead of throwing', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const result = decodeStaticPod({ ...manifest(), metadata: { name: 'web', annotations: { a: deep } } }, origin);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.errors).toEqual([
+        {
+          source: 'file',
+          file: origin.location,
+          path: 'metadata.annotations[a][0][0][0][0][0]…',
+          reason: expect.stringMatching(/nested more than 1000 levels deep/),
+        },
+      ]);
+    }
+  });
 });
