@@ -49,4 +49,32 @@ describe('rfc3339Nano', () => {
     expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 0))).toBe('2026-01-01T00:00:00Z');
     expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 7))).toBe('2026-01-01T00:00:00.007Z');
   });
+
+});
+
+describe('parseManifest nesting limits', () => {
+  // Found by the file source fuzzer: 400 KB of `[[[[` took the YAML parser 2 s and ended in V8's
+  // "Maximum call stack size exceeded"; a 10 MiB file would have blocked the event loop for a minute.
+  it('refuses flow nesting deeper than MAX_NESTING_DEPTH at once, without parsing', () => {
+    const started = Date.now();
+    expect(parseManifest('['.repeat(200_000) + ']'.repeat(200_000), 'pod.yaml')).toEqual({
+      ok: false,
+      path: '',
+      reason: 'invalid YAML: nested more than 1000 levels deep',
+    });
+    expect(parseManifest('{a: '.repeat(5_000) + '1' + '}'.repeat(5_000), 'pod.yaml')).toMatchObject({
+      ok: false,
+      reason: 'invalid YAML: nested more than 1000 levels deep',
+    });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // Brackets inside double-quoted strings do not count.
+    expect(parseManifest(`args: ["${'['.repeat(5_000)}"]\n`, 'pod.yaml')).toEqual({ ok: true, value: { args: ['['.repeat(5_000)] } });
+  });
+
+  it('names deep block nesting the YAML parser cannot follow instead of printing a stack overflow', () => {
+    const lines = Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i)}a:`);
+    const parsed = parseManifest(`${lines.join('\n')}\n${' '.repeat(3_000)}b: 1\n`, 'pod.yaml');
+    expect(parsed).toMatchObject({ ok: false, path: '' });
+    if (!parsed.ok) expect(parsed.reason).toMatch(/^invalid YAML: nested too deep to parse at line \d+, column \d+$/);
+  });
 });

@@ -1,3 +1,4 @@
+import { MAX_NESTING_DEPTH } from '@kubelet-ts/api';
 import { parseAllDocuments } from 'yaml';
 
 export type ManifestParse = { ok: true; value: unknown } | { ok: false; path: string; reason: string };
@@ -12,6 +13,12 @@ export function parseManifest(text: string, fileName?: string): ManifestParse {
   if (fileName?.endsWith('.json') === true || text.trimStart().startsWith('{')) {
     const json = parseJson(text);
     if (json !== undefined) return json;
+  }
+  // The YAML parser recurses per flow level and takes seconds on a few hundred KB of `[[[[`: refuse
+  // deep flow nesting from a linear scan first (upstream's go-yaml stops at 10 000 levels, see
+  // MAX_NESTING_DEPTH for why ours is lower).
+  if (flowDepthExceeds(text, MAX_NESTING_DEPTH)) {
+    return { ok: false, path: '', reason: `invalid YAML: nested more than ${MAX_NESTING_DEPTH} levels deep` };
   }
   let docs;
   try {
@@ -53,7 +60,33 @@ function parseJson(text: string): ManifestParse | undefined {
   return { ok: true, value };
 }
 
+/**
+ * Whether `[`/`{` nest deeper than `max` outside double-quoted strings. Brackets in plain or
+ * single-quoted scalars are counted too: only a scalar holding more than `max` unclosed brackets
+ * could be refused wrongly.
+ */
+export function flowDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return false;
+}
+
 function firstLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  // Deep block nesting overflows the parser's stack (it reports V8's RangeError as a YAML error).
+  if (message.startsWith('Maximum call stack size exceeded')) {
+    return `nested too deep to parse${(message.slice(32).split('\n')[0] ?? '').replace(/:$/, '')}`;
+  }
   return message.split('\n')[0] ?? message;
 }
