@@ -5,6 +5,7 @@ import { FakeClock } from '@kubelet-ts/common/testing';
 import { fc, fuzz, hostileBytes, hostileText, mutated, yamlAliasBomb } from '@kubelet-ts/test-support';
 import { stringify } from 'yaml';
 import { createFileSource } from './file-source.js';
+import { jsonText } from './internal/test-helpers.js';
 import type { SourceError, SourceEvent } from './types.js';
 
 const goodYaml = `apiVersion: v1
@@ -35,34 +36,6 @@ const validPod = {
     restartPolicy: 'Always',
   },
 };
-
-class Token {
-  constructor(readonly text: string) {}
-}
-
-/** JSON.stringify without recursion: mutated() nests subtrees 50 000 deep, which overflows the native one. */
-function jsonText(value: unknown): string {
-  const out: string[] = [];
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (item instanceof Token) out.push(item.text);
-    else if (Array.isArray(item)) {
-      out.push('[');
-      stack.push(new Token(']'));
-      for (let i = item.length - 1; i >= 0; i--) stack.push(item[i], ...(i > 0 ? [new Token(',')] : []));
-    } else if (typeof item === 'object' && item !== null) {
-      out.push('{');
-      stack.push(new Token('}'));
-      const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i] as [string, unknown];
-        stack.push(child, new Token(`${JSON.stringify(key)}:`), ...(i > 0 ? [new Token(',')] : []));
-      }
-    } else out.push(JSON.stringify(item) ?? 'null');
-  }
-  return out.join('');
-}
 
 /** YAML when the value can be printed as YAML (deep subtrees overflow the printer), else JSON. */
 function asYaml(value: unknown): string {
