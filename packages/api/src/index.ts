@@ -165,7 +165,7 @@ export { isUntaggedImage, parseImageReference } from './image.js';
 export type { ImageReference } from './image.js';
 export { validatePod } from './validation.js';
 export type { ValidationIssue } from './validation.js';
-export { parsePod, formatIssue, formatPath, stripNulls, findTooDeep, MAX_NESTING_DEPTH } from './parse.js';
+export { parsePod, formatIssue, formatPath, stripNulls, findTooDeep, flowNestingExceeds, MAX_NESTING_DEPTH } from './parse.js';
 export type { ParsePodResult, ParsePodOptions, PodIssue } from './parse.js';
 
 export {

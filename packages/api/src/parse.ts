@@ -103,6 +103,29 @@ export function findTooDeep(value: unknown, max: number): string | undefined {
   }
 }
 
+/**
+ * Whether `[`/`{` in YAML or JSON text nest deeper than `max` outside double-quoted strings, from
+ * one linear scan: lets a caller refuse deep flow nesting before a recursive parser sees it.
+ * Brackets in plain or single-quoted scalars are counted too: only a scalar holding more than `max`
+ * unclosed brackets could be refused wrongly.
+ */
+export function flowNestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return false;
+}
+
 /** Go's JSON/YAML decoding treats `null` as "not set"; do the same so `creationTimestamp: null` is fine. */
 export function stripNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripNulls);

@@ -1,3 +1,4 @@
+import { MAX_NESTING_DEPTH, findTooDeep, flowNestingExceeds } from '@kubelet-ts/api';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 
@@ -42,10 +43,26 @@ function findDuplicates(node: unknown, prefix: string, out: string[]): void {
  * can do what upstream does with a strict decoding error (fall back, or fail).
  */
 export function parseConfigText(text: string): ParsedConfigText {
-  const doc: Document = parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
-  const syntaxErrors = doc.errors.map((e) => e.message.split('\n')[0] ?? e.message);
-  if (syntaxErrors.length > 0) return { syntaxErrors, duplicates: [] };
-  const duplicates: string[] = [];
-  findDuplicates(doc.contents, '', duplicates);
-  return { value: doc.toJS() as unknown, syntaxErrors, duplicates };
+  const tooDeep = { syntaxErrors: [`nested more than ${MAX_NESTING_DEPTH} levels deep`], duplicates: [] };
+  // Refused before the recursive YAML parser sees it (upstream's go-yaml stops at 10 000 levels).
+  if (flowNestingExceeds(text, MAX_NESTING_DEPTH)) return tooDeep;
+  try {
+    const doc: Document = parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
+    const syntaxErrors = doc.errors.map((e) => firstLine(e.message));
+    if (syntaxErrors.length > 0) return { syntaxErrors, duplicates: [] };
+    const duplicates: string[] = [];
+    findDuplicates(doc.contents, '', duplicates);
+    // At most 100 aliases expanded (yaml's maxAliasCount): an alias bomb throws "Excessive alias count".
+    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    if (findTooDeep(value, MAX_NESTING_DEPTH) !== undefined) return tooDeep;
+    return { value, syntaxErrors, duplicates };
+  } catch (err) {
+    return { syntaxErrors: [firstLine(err instanceof Error ? err.message : String(err))], duplicates: [] };
+  }
+}
+
+function firstLine(message: string): string {
+  // Block nesting too deep for the parser's stack comes back as V8's RangeError message.
+  if (message.startsWith('Maximum call stack size exceeded')) return 'nested too deep to parse';
+  return message.split('\n')[0] ?? message;
 }

@@ -421,3 +421,28 @@ describe('loadKubeletConfiguration: precedence defaults < file < drop-ins < flag
     expect(fs.calls).toEqual([]);
   });
 });
+
+// Found by the config file fuzzer: an alias bomb made loadKubeletConfiguration reject with yaml's
+// ReferenceError instead of returning the file's issue; deep nesting overflowed the stack.
+describe('loadKubeletConfiguration: hostile files', () => {
+  it('names the file for a YAML alias bomb instead of throwing', async () => {
+    const bomb = [
+      'a0: &a0 ["lol"]',
+      ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(9).fill(`*a${i}`).join(', ')}]`),
+    ];
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}${bomb.join('\n')}\n` }))).toEqual([
+      `${FILE}: invalid YAML/JSON: Excessive alias count indicates a resource exhaustion attack`,
+    ]);
+  });
+
+  it('names the file for a document nested deeper than the limit, flow or block', async () => {
+    const flow = `${HEADER}evictionHard: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`;
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: flow }))).toEqual([
+      `${FILE}: invalid YAML/JSON: nested more than 1000 levels deep`,
+    ]);
+    const block = Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
+    expect(errorsOf(await load([`--config=${FILE}`], { [FILE]: `${HEADER}x:\n ${block} 1\n` }))).toEqual([
+      expect.stringMatching(new RegExp(`^${FILE}: invalid YAML/JSON: `)),
+    ]);
+  });
+});

@@ -1,4 +1,4 @@
-import { MAX_NESTING_DEPTH } from '@kubelet-ts/api';
+import { MAX_NESTING_DEPTH, flowNestingExceeds } from '@kubelet-ts/api';
 import { parseAllDocuments } from 'yaml';
 
 export type ManifestParse = { ok: true; value: unknown } | { ok: false; path: string; reason: string };
@@ -17,7 +17,7 @@ export function parseManifest(text: string, fileName?: string): ManifestParse {
   // The YAML parser recurses per flow level and takes seconds on a few hundred KB of `[[[[`: refuse
   // deep flow nesting from a linear scan first (upstream's go-yaml stops at 10 000 levels, see
   // MAX_NESTING_DEPTH for why ours is lower).
-  if (flowDepthExceeds(text, MAX_NESTING_DEPTH)) {
+  if (flowNestingExceeds(text, MAX_NESTING_DEPTH)) {
     return { ok: false, path: '', reason: `invalid YAML: nested more than ${MAX_NESTING_DEPTH} levels deep` };
   }
   let docs;
@@ -58,28 +58,6 @@ function parseJson(text: string): ManifestParse | undefined {
   }
   if (value === null) return { ok: false, path: '', reason: 'empty manifest: expected a Pod object' };
   return { ok: true, value };
-}
-
-/**
- * Whether `[`/`{` nest deeper than `max` outside double-quoted strings. Brackets in plain or
- * single-quoted scalars are counted too: only a scalar holding more than `max` unclosed brackets
- * could be refused wrongly.
- */
-export function flowDepthExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
-  }
-  return false;
 }
 
 function firstLine(err: unknown): string {
