@@ -121,4 +121,23 @@ ${extra}`;
     const err = await loadKubeconfig(path.join(dir, 'missing')).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'KUBECONFIG_INVALID', message: `kubeconfig ${path.join(dir, 'missing')}: cannot read: ENOENT` });
   });
+
+  // Found by the kubeconfig fuzzer: 400 KB of `[[[[` kept the YAML parser busy for seconds.
+  it('refuses flow nesting deeper than 1000 levels at once', async () => {
+    const file = write('deep', `clusters: ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`);
+    const started = Date.now();
+    const err = await loadKubeconfig(file).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'KUBECONFIG_INVALID', message: `kubeconfig ${file}: not YAML: nested more than 1000 levels deep` });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('names a YAML alias bomb', async () => {
+    const lines = [
+      'a0: &a0 ["lol"]',
+      ...Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(9).fill(`*a${i}`).join(', ')}]`),
+    ];
+    const file = write('bomb', `${lines.join('\n')}\n`);
+    const err = await loadKubeconfig(file).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'KUBECONFIG_INVALID', message: expect.stringMatching(/: not YAML: Excessive alias count/) });
+  });
 });

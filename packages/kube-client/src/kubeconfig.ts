@@ -1,6 +1,7 @@
 // Kubeconfig loading: client-node's kubeconfig model (its light config_types module), then zod.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { MAX_NESTING_DEPTH, flowNestingExceeds } from '@kubelet-ts/api';
 import { parse as parseYaml } from 'yaml';
 import { KubeClientError } from './errors.js';
 import { checkKubeconfig } from './internal/kubeconfig-schema.js';
@@ -73,6 +74,8 @@ export async function loadKubeconfig(file: string, options: LoadKubeconfigOption
   } catch (err) {
     throw invalid(`cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, err);
   }
+  // Refused before the recursive YAML parser spends seconds on it (upstream's go-yaml stops at 10 000 levels).
+  if (flowNestingExceeds(text, MAX_NESTING_DEPTH)) throw invalid(`not YAML: nested more than ${MAX_NESTING_DEPTH} levels deep`);
   let doc: unknown;
   try {
     doc = parseYaml(text);
