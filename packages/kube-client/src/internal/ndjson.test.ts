@@ -30,4 +30,15 @@ describe('LineDecoder (watch framing)', () => {
     d.push(Buffer.from('12345'));
     expect(() => d.push(Buffer.from('67890'))).toThrow('longer than 8 bytes');
   });
+
+  // Found by the line decoder fuzzer: a line over the limit was refused when it spanned chunks and
+  // accepted when it came whole in one chunk, so the same stream cut differently gave another result.
+  it('refuses a line longer than the limit that arrives whole in one chunk', () => {
+    expect(() => new LineDecoder(8).push(Buffer.from('123456789\n'))).toThrow('watch event longer than 8 bytes');
+    expect(() => new LineDecoder(8).push(Buffer.from('{"x":1}\n123456789\n'))).toThrow('watch event longer than 8 bytes');
+    const d = new LineDecoder(8);
+    d.push(Buffer.from('1234'));
+    expect(() => d.push(Buffer.from('56789\n'))).toThrow('watch event longer than 8 bytes');
+    expect(text(new LineDecoder(8).push(Buffer.from('12345678\n')))).toEqual(['12345678']);
+  });
 });

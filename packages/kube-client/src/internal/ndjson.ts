@@ -18,6 +18,9 @@ export class LineDecoder {
       const nl = chunk.indexOf(0x0a, start);
       if (nl < 0) break;
       const piece = chunk.subarray(start, nl);
+      // A line that arrived whole in one chunk is held to the limit too: cutting a stream elsewhere
+      // must not change what is accepted.
+      if (this.#pendingBytes + piece.length > this.#maxLineBytes) this.#tooLong();
       const line = this.#pending.length === 0 ? piece : Buffer.concat([...this.#pending, piece]);
       this.#pending = [];
       this.#pendingBytes = 0;
@@ -27,9 +30,15 @@ export class LineDecoder {
     if (start < chunk.length) {
       this.#pending.push(chunk.subarray(start));
       this.#pendingBytes += chunk.length - start;
-      if (this.#pendingBytes > this.#maxLineBytes) throw new Error(`watch event longer than ${this.#maxLineBytes} bytes`);
+      if (this.#pendingBytes > this.#maxLineBytes) this.#tooLong();
     }
     return lines;
+  }
+
+  #tooLong(): never {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    throw new Error(`watch event longer than ${this.#maxLineBytes} bytes`);
   }
 
   /** What is left after the stream ended (a last line without a newline), or undefined. */
