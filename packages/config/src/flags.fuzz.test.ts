@@ -60,7 +60,9 @@ describe('kubelet flags (fuzz)', () => {
         const parsed = parseKubeletArgs(args);
         for (const e of parsed.errors) {
           // A flag error names the flag; a stray word (upstream: "unknown command") is the command line's.
-          expect(e.source).toMatch(/^(flag --?\S|command line$)/);
+          // A name that is not printable ASCII is JSON-quoted (`flag "--a\\nb"`).
+          expect(e.source).toMatch(/^(flag (--?[\x21-\x7e]+|"--?.*")|command line)$/);
+          expect(e.source).not.toMatch(/[\n\r]/);
           expect(e.reason.length).toBeGreaterThan(0);
         }
         // The whole load (flags validated like file values, defaults, cross-field checks) never throws either.

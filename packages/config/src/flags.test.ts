@@ -181,4 +181,16 @@ describe('kubelet-ts extension flags', () => {
       { source: 'flag --max-parallel-starts', path: '', reason: 'must be 0 (unlimited) or more, got -1' },
     ]);
   });
+
+  // Found by the command-line fuzzer: `--a<newline>E kubelet: …` printed as two lines of the error
+  // report (the second one forged), and `--=x` was an "unknown flag: --" with no name.
+  it('quotes a flag name that is not printable ASCII and calls a nameless flag bad syntax, as pflag', () => {
+    expect(parseKubeletArgs(['--a\nE kubelet: fake=1', '-\u001b[31m', '--=x', '---x', '-- ']).errors).toEqual([
+      { source: 'flag "--a\\nE kubelet: fake"', path: '', reason: 'unknown flag: "--a\\nE kubelet: fake"' },
+      { source: 'flag "-\\u001b"', path: '', reason: `unknown shorthand flag: '\u001b' in "-\\u001b[31m"` },
+      { source: 'command line', path: '', reason: 'bad flag syntax: "--=x"' },
+      { source: 'command line', path: '', reason: 'bad flag syntax: "---x"' },
+      { source: 'flag "-- "', path: '', reason: 'unknown flag: "-- "' },
+    ]);
+  });
 });

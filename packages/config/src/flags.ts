@@ -165,6 +165,14 @@ const DEFAULT_FLAGS = (): KubeletFlags => ({
 });
 
 /**
+ * An argument as typed when it is plain printable ASCII, else JSON-quoted: a name with a newline or
+ * an escape sequence must not split or forge the lines of the error output.
+ */
+function printable(text: string): string {
+  return /^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/**
  * Parses kubelet command-line arguments the way pflag does: `--name=value`, `--name value`, `--bool`,
  * `--bool=false`, shorthands (`-v=4`, `-v 4`, `-v4`, `-h`), `_` as `-` in names, `--` ending flags.
  * Map and list flags replace the config file's value on their first occurrence and accumulate after.
@@ -223,9 +231,15 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
       const body = arg.slice(2);
       const eq = body.indexOf('=');
       const name = normalizeName(eq < 0 ? body : body.slice(0, eq));
+      // pflag: `--=x`, `---x` are "bad flag syntax" (no flag to name).
+      if (name === '' || name.startsWith('-')) {
+        errors.push({ source: 'command line', path: '', reason: `bad flag syntax: ${JSON.stringify(arg)}` });
+        continue;
+      }
       const spec = BY_NAME.get(name);
       if (spec === undefined) {
-        errors.push({ source: `flag --${name}`, path: '', reason: `unknown flag: --${name}` });
+        const shown = printable(`--${name}`);
+        errors.push({ source: `flag ${shown}`, path: '', reason: `unknown flag: ${shown}` });
         continue;
       }
       if (eq >= 0) apply(spec, body.slice(eq + 1));
@@ -238,14 +252,23 @@ export function parseKubeletArgs(argv: readonly string[]): ParsedKubeletArgs {
     const letter = arg.charAt(1);
     const spec = BY_SHORT.get(letter);
     if (spec === undefined) {
-      errors.push({ source: `flag -${letter}`, path: '', reason: `unknown shorthand flag: '${letter}' in ${arg}` });
+      errors.push({
+        source: `flag ${printable(`-${letter}`)}`,
+        path: '',
+        reason: `unknown shorthand flag: '${letter}' in ${printable(arg)}`,
+      });
       continue;
     }
     const rest = arg.slice(2);
     if (rest.startsWith('=')) apply(spec, rest.slice(1));
     else if (takesNoValue(spec)) {
       if (rest === '') apply(spec, 'true');
-      else errors.push({ source: `flag -${letter}`, path: '', reason: `unknown shorthand flag: '${rest.charAt(0)}' in ${arg}` });
+      else
+        errors.push({
+          source: `flag -${letter}`,
+          path: '',
+          reason: `unknown shorthand flag: ${JSON.stringify(rest.charAt(0))} in ${printable(arg)}`,
+        });
     } else if (rest !== '') apply(spec, rest);
     else if (i + 1 < argv.length) apply(spec, argv[++i] as string);
     else fail(spec, `flag needs an argument: '${letter}' in -${letter}`);
