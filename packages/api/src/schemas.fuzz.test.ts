@@ -1,6 +1,9 @@
-import { fc, fuzz, hostileText, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText, mutated } from '@kubelet-ts/test-support';
 import { NodeSchema } from './node.js';
 import { formatPath, parsePod } from './parse.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 type Json = Parameters<typeof mutated>[0];
 

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc, fuzz, hostileText, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText, mutated } from '@kubelet-ts/test-support';
 import { parse, stringify } from 'yaml';
 import type { ConfigIssue } from './errors.js';
 import { loadKubeletConfiguration } from './load.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 type Json = Parameters<typeof mutated>[0];
 

@@ -1,8 +1,11 @@
-import { fc, fuzz, hostileText } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText } from '@kubelet-ts/test-support';
 import type { FlagKind } from './flag-table.js';
 import { KUBELET_FLAGS } from './flag-table.js';
 import { parseKubeletArgs } from './flags.js';
 import { loadKubeletConfiguration } from './load.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 /** Values that look like what each kind of flag takes, and what breaks them. */
 const VALUES: Partial<Record<FlagKind, readonly string[]>> = {

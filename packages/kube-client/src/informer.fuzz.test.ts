@@ -1,10 +1,13 @@
 import { ConfigMapSchema, NodeSchema, PodSchema, SecretSchema } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { fc, fuzz, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, mutated } from '@kubelet-ts/test-support';
 import type { z } from 'zod';
 import { KubeClientError } from './errors.js';
 import { createInformer } from './informer.js';
 import type { KubeClient, WatchEvent } from './types.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 type Json = Parameters<typeof mutated>[0];
 

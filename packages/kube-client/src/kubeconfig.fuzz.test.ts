@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fc, fuzz, hostileText, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText, mutated } from '@kubelet-ts/test-support';
 import { stringify } from 'yaml';
 import { KubeClientError } from './errors.js';
 import { loadKubeconfig } from './kubeconfig.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 const validKubeconfig = {
   apiVersion: 'v1',

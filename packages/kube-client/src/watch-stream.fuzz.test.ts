@@ -1,11 +1,14 @@
 import { createTokenBucket, noopLogger } from '@kubelet-ts/common';
 import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
-import { fc, fuzz, hostileBytes, hostileText } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileBytes, hostileText } from '@kubelet-ts/test-support';
 import { KubeClientError } from './errors.js';
 import { LineDecoder } from './internal/ndjson.js';
 import { createRestClient } from './internal/rest-client.js';
 import type { Transport, TransportResponse } from './internal/transport.js';
 import type { WatchEvent } from './types.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 const PATH = '/api/v1/pods';
 const TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);

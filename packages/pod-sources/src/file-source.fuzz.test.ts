@@ -2,11 +2,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '@kubelet-ts/common/testing';
-import { fc, fuzz, hostileBytes, hostileText, mutated, yamlAliasBomb } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileBytes, hostileText, mutated, yamlAliasBomb } from '@kubelet-ts/test-support';
 import { stringify } from 'yaml';
 import { createFileSource } from './file-source.js';
 import { jsonText } from './internal/test-helpers.js';
 import type { SourceError, SourceEvent } from './types.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 const goodYaml = `apiVersion: v1
 kind: Pod

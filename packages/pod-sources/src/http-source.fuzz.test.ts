@@ -1,9 +1,12 @@
 import { FakeClock } from '@kubelet-ts/common/testing';
-import { fc, fuzz, hostileBytes, hostileText, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileBytes, hostileText, mutated } from '@kubelet-ts/test-support';
 import { createHttpSource } from './http-source.js';
 import type { FetchFn } from './http-source.js';
 import { jsonText } from './internal/test-helpers.js';
 import type { SourceEvent } from './types.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 const URL = 'http://config.example/pods';
 const MAX_BODY_BYTES = 64 * 1024;

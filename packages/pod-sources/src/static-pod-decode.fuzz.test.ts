@@ -1,7 +1,10 @@
-import { fc, fuzz, hostileText, mutated } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText, mutated } from '@kubelet-ts/test-support';
 import { parseManifest } from './internal/manifest.js';
 import { decodeStaticPod } from './static-pod.js';
 import type { SourceError } from './types.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 const origin = { source: 'file' as const, location: '/etc/kubernetes/manifests/fuzz.yaml', nodeName: 'node-a' };
 

@@ -2,9 +2,12 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KUBELET_FLAGS } from '@kubelet-ts/config';
-import { fc, fuzz, hostileText } from '@kubelet-ts/test-support';
+import { fc, fuzz, fuzzRuns, hostileText } from '@kubelet-ts/test-support';
 import { loadOptionsOrExit } from './cli.js';
 import type { CliIO } from './cli.js';
+
+// `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
+jest.setTimeout(fuzzRuns(30_000));
 
 class Exit extends Error {
   constructor(readonly code: number) {
