@@ -48,7 +48,7 @@ const arg: fc.Arbitrary<string[]> = fc.oneof(
   knownFlag.chain((spec) => value(spec.kind).map((v) => [`--${spec.name}`, v])),
   knownFlag.map((spec) => [`--${spec.name}`]),
   knownFlag.map((spec) => [`--${spec.name.replace(/-/g, '_')}=1`]),
-  fc.constantFrom(['-v4'], ['-v', '9'], ['-v=x'], ['-h'], ['-hv'], ['--'], ['-'], ['---x'], ['--=x'], ['-=']),
+  fc.constantFrom<string[]>(['-v4'], ['-v', '9'], ['-v=x'], ['-h'], ['-hv'], ['--'], ['-'], ['---x'], ['--=x'], ['-=']),
   fc.string({ maxLength: 12 }).map((name) => [`--${name}=x`]),
   hostileText().map((t) => [t.slice(0, 2_000)]),
 );

@@ -9,7 +9,9 @@ import { loadKubeconfig } from './kubeconfig.js';
 // `npm run fuzz` makes KUBELET_TS_FUZZ_SCALE times the cases: the hang guard grows with them.
 jest.setTimeout(fuzzRuns(30_000));
 
-const validKubeconfig = {
+type Json = Parameters<typeof mutated>[0];
+
+const validKubeconfig: Json = {
   apiVersion: 'v1',
   kind: 'Config',
   clusters: [
