@@ -49,7 +49,6 @@ describe('rfc3339Nano', () => {
     expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 0))).toBe('2026-01-01T00:00:00Z');
     expect(rfc3339Nano(Date.UTC(2026, 0, 1, 0, 0, 0, 7))).toBe('2026-01-01T00:00:00.007Z');
   });
-
 });
 
 describe('parseManifest nesting limits', () => {
