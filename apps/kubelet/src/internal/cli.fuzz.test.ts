@@ -97,7 +97,7 @@ describe('kubelet command line (fuzz)', () => {
         // Every problem says where: a flag, the command line, a file, or the merged result ("defaults").
         for (const p of problems) {
           expect(p.slice('E kubelet: invalid configuration: '.length)).toMatch(
-            /^(flag (--?[\x21-\x7e]+|"[^"]*")|command line|\/\S*|defaults|flags): \S/,
+            /^(flag (--?[\x21-\x7e]+|"(?:[^"\\]|\\.)*")|command line|\/\S*|defaults|flags): \S/,
           );
         }
         expect(io.stderr).toMatch(/kubelet-ts: \d+ configuration error\(s\); see --help\n$/);
