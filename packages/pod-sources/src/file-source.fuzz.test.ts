@@ -60,6 +60,11 @@ const manifestBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
     .map(([pod, bom, copies]) => Buffer.from(bom + Array.from({ length: copies }, () => asYaml(pod)).join('---\n'), 'utf8')),
   fc.integer({ min: 2, max: 12 }).map((levels) => Buffer.from(`${yamlAliasBomb(levels, 9)}\napiVersion: v1\nkind: Pod\n`, 'utf8')),
   fc.json({ maxDepth: 3 }).map((text) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()])),
+  // A pod in UTF-16 (either byte order, with its BOM): read as upstream's go-yaml does.
+  fc.tuple(mutated(validPod), fc.boolean()).map(([pod, le]) => {
+    const wide = Buffer.from(asYaml(pod), 'utf16le');
+    return Buffer.concat([Buffer.from(le ? [0xff, 0xfe] : [0xfe, 0xff]), le ? wide : wide.swap16()]);
+  }),
 );
 
 /** Runs a file source over `dir` until its first full set, with the events before it. */

@@ -362,4 +362,14 @@ describe('createFileSource', () => {
     expect(names(await src.first())).toEqual(['a-node-a', 'b-node-a']);
     expect(errorsOf(src.events)).toEqual([]);
   });
+
+  // Found by the file source fuzzer (see the HTTP source's test of the same fix).
+  it('reads a UTF-16 manifest by its byte order mark and names a file that is not valid UTF-8', async () => {
+    await writeFile(join(dir, 'be.yaml'), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(podYaml('be'), 'utf16le').swap16()]));
+    await writeFile(join(dir, 'le.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(podYaml('le'), 'utf16le')]));
+    await writeFile(join(dir, 'latin1.yaml'), Buffer.from(podYaml('caf\u00e9'), 'latin1'));
+    const src = start();
+    expect(names(await src.first())).toEqual(['be-node-a', 'le-node-a']);
+    expect(errorsOf(src.events)).toEqual([{ source: 'file', file: join(dir, 'latin1.yaml'), path: '', reason: 'not valid UTF-8' }]);
+  });
 });

@@ -9,7 +9,7 @@ import type { SourceEvent } from './types.js';
 
 interface Reply {
   status: number;
-  body: string;
+  body: string | Buffer;
   contentType?: string;
 }
 
@@ -185,5 +185,22 @@ items:
     await clock.advance(1000);
     const error = await eventually(() => run.events.find((e) => e.kind === 'error'));
     expect(error.kind === 'error' && error.errors[0]?.reason).toBe('request failed: timed out after 1000 ms');
+  });
+
+  // Found by the file and URL fuzzers: a UTF-16 body (with its byte order mark) was read as UTF-8 and
+  // refused as "expected a Pod object, got a string"; invalid UTF-8 was silently replaced by U+FFFD.
+  // Upstream's go-yaml reads UTF-16 by its BOM and refuses invalid UTF-8.
+  it('reads a UTF-16 body by its byte order mark and refuses a body that is not valid UTF-8', async () => {
+    reply = { status: 200, body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(podJson('wide')), 'utf16le')]) };
+    const src = start();
+    expect(names(await eventually(() => src.sets()[0]))).toEqual(['wide-node-a']);
+    reply = {
+      status: 200,
+      body: Buffer.concat([Buffer.from('{"kind":"Pod","metadata":{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]),
+    };
+    await src.poll();
+    const error = src.events.find((e) => e.kind === 'error');
+    expect(error?.kind === 'error' && error.errors).toEqual([{ source: 'http', file: url, path: '', reason: 'body is not valid UTF-8' }]);
+    expect(names(src.sets().at(-1))).toEqual(['wide-node-a']);
   });
 });

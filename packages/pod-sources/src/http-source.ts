@@ -6,6 +6,7 @@ import { decodePodsBody, urlError } from './internal/decode-pods-body.js';
 import type { PodsBodyOrigin } from './internal/decode-pods-body.js';
 import { jsonEqual } from './internal/json.js';
 import { readBody } from './internal/read-body.js';
+import { decodeManifestBytes } from './internal/text.js';
 import type { EmitSourceEvent, PodSource, SourceContext, SourceError, StaticPodObjectReference } from './types.js';
 
 /** The subset of the fetch API the HTTP source uses, so tests and callers can inject their own. */
@@ -74,11 +75,11 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
         signal.addEventListener('abort', onAbort, { once: true });
         const timer = clock.setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         let status: number;
-        let body: string;
+        let bytes: Buffer;
         try {
           const response = await fetchFn(options.url, { headers, signal: controller.signal });
           status = response.status;
-          body = await readBody(response, maxBodyBytes);
+          bytes = await readBody(response, maxBodyBytes);
           if (status !== 200) {
             fail(error(`unexpected HTTP status ${status}${response.statusText ? ` ${response.statusText}` : ''}`));
             return;
@@ -92,6 +93,12 @@ export function createHttpSource(options: HttpSourceOptions): PodSource {
           signal.removeEventListener('abort', onAbort);
         }
         if (signal.aborted) return;
+        const decoded = decodeManifestBytes(bytes);
+        if (!decoded.ok) {
+          fail(error(`body is ${decoded.reason}`));
+          return;
+        }
+        const body = decoded.text;
         if (body.trim().length === 0) {
           // Upstream emits an empty set (so the source counts as seen) and logs the empty body.
           logger.warn('Zero-length data received from static pod URL');

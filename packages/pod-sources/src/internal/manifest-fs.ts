@@ -1,4 +1,5 @@
 import { open, readdir, stat } from 'node:fs/promises';
+import { decodeManifestBytes } from './text.js';
 
 /** What the file source needs of a stat. */
 export type FileStat = {
@@ -53,7 +54,9 @@ async function readLimited(file: string, maxBytes: number): Promise<{ text: stri
       if (total > maxBytes) throw new Error(`manifest is over the limit of ${maxBytes} bytes`);
       chunks.push(chunk.subarray(0, bytesRead));
     }
-    const text = Buffer.concat(chunks, total).toString('utf8');
+    const decoded = decodeManifestBytes(Buffer.concat(chunks, total));
+    if (!decoded.ok) throw new Error(decoded.reason);
+    const text = decoded.text;
     // "Racy" stamps, as git's index: on a file system with coarse timestamps, a same-size rewrite
     // within the same tick as this read would leave the stamp unchanged. A file modified in the last
     // RACY_STAMP_MS is not cached (read again on the next check). Wall time, as the file's mtime is.

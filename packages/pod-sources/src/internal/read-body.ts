@@ -1,11 +1,11 @@
 /** Reads a response body up to `maxBytes`: refused early by its Content-Length, else cut off once over. */
-export async function readBody(response: Response, maxBytes: number): Promise<string> {
+export async function readBody(response: Response, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel();
     throw new Error(`body of ${declared} bytes is over the limit of ${maxBytes} bytes`);
   }
-  if (response.body === null) return '';
+  if (response.body === null) return Buffer.alloc(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -19,5 +19,5 @@ export async function readBody(response: Response, maxBytes: number): Promise<st
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, total).toString('utf8');
+  return Buffer.concat(chunks, total);
 }
