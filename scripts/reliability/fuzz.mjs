@@ -42,16 +42,21 @@ const started = Date.now();
 let failed = 0;
 for (const [dir, files] of byPackage) {
   process.stdout.write(`fuzz: ${relative(root, dir)} (${files.length} files, scale ${scale})\n`);
-  const result = spawnSync('npx', ['jest', '--runInBand', ...files.map((f) => relative(dir, f))], {
-    cwd: dir,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      KUBELET_TS_FUZZ_SCALE: String(scale),
-      KUBELET_TS_FUZZ_REPORT: reportFile,
-      ...(values.seed !== undefined ? { KUBELET_TS_FUZZ_SEED: values.seed } : {}),
+  // Each property's cases grow with the scale, and so may its time: the unit runs' 30 s guard grows too.
+  const result = spawnSync(
+    'npx',
+    ['jest', '--runInBand', `--testTimeout=${Math.round(30_000 * Math.max(1, scale))}`, ...files.map((f) => relative(dir, f))],
+    {
+      cwd: dir,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        KUBELET_TS_FUZZ_SCALE: String(scale),
+        KUBELET_TS_FUZZ_REPORT: reportFile,
+        ...(values.seed !== undefined ? { KUBELET_TS_FUZZ_SEED: values.seed } : {}),
+      },
     },
-  });
+  );
   if (result.status !== 0) failed++;
 }
 
