@@ -21,6 +21,17 @@ function pair(): ServingPair {
   return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
+/**
+ * Moves the fake clock one check period at a time until `done()`: the checks read real files, whose reads
+ * finish on libuv's thread pool whenever a loaded machine gets to them (yielding to I/O, never sleeping).
+ */
+async function checkUntil(clock: FakeClock, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 2_000 && !done(); i++) {
+    await new Promise((r) => setImmediate(r));
+    if (i % 20 === 19) await clock.advance(SERVING_FILE_CHECK_MS);
+  }
+}
+
 let dir: string;
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'serving-certs-'));
@@ -59,19 +70,17 @@ describe('createServingCertificates with tlsCertFile', () => {
     await fs.writeFile(certFile, second.cert);
     await fs.writeFile(keyFile, second.key);
     await clock.advance(SERVING_FILE_CHECK_MS);
-    await new Promise((r) => setImmediate(r));
-    await clock.advance(0);
+    await checkUntil(clock, () => seen.length > 0);
     expect(seen).toEqual([second]);
     expect(certificates.current()).toEqual(second);
 
     // A certificate written without its new key yet: refused, the second pair stays.
     await fs.writeFile(certFile, pair().cert);
     await clock.advance(SERVING_FILE_CHECK_MS);
-    await new Promise((r) => setImmediate(r));
-    await clock.advance(0);
+    await checkUntil(clock, () => logger.find('keeping the current pair').length > 0);
     expect(seen).toHaveLength(1);
     expect(certificates.current()).toEqual(second);
-    // At least one check saw the bad pair (a check still reading when the clock moved on can make it two).
+    // At least one check saw the bad pair (checks still reading when the clock moved on can make more).
     expect(logger.find('keeping the current pair').length).toBeGreaterThanOrEqual(1);
     controller.abort();
     await running;
