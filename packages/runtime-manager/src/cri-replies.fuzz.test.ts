@@ -4,7 +4,7 @@
 // cri-client's output form (every field present, unknown enum values as numbers) with junk values.
 // The property: never an uncoded throw; the good container among junk ones still comes through.
 import { CONTAINER_PORTS_ANNOTATION, CONTAINER_PRE_STOP_HANDLER_ANNOTATION } from '@kubelet-ts/container-runtime';
-import type { ContainerStatus, PodSandboxStatus } from '@kubelet-ts/cri-client';
+import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus } from '@kubelet-ts/cri-client';
 import { fc, fuzz, fuzzRuns, hostileText, mutated } from '@kubelet-ts/test-support';
 import { generatePodStatus } from './generate-pod-status.js';
 import { decodeContainerAnnotations } from './labels.js';
@@ -88,6 +88,33 @@ const sandboxStatus: fc.Arbitrary<PodSandboxStatus> = fc
     runtimeHandler: text,
   })
   .map((s) => s as unknown as PodSandboxStatus);
+
+const listedSandbox: fc.Arbitrary<PodSandbox> = fc
+  .record({
+    id: text,
+    metadata: fc.option(fc.record({ name: text, uid: text, namespace: text, attempt: fc.integer() }), { nil: null }),
+    state: enumValue,
+    createdAt: int64,
+    labels: stringMap,
+    annotations: stringMap,
+    runtimeHandler: text,
+  })
+  .map((s) => s as unknown as PodSandbox);
+
+const listedContainer: fc.Arbitrary<Container> = fc
+  .record({
+    id: text,
+    podSandboxId: text,
+    metadata: fc.option(fc.record({ name: text, attempt: fc.nat() }), { nil: null }),
+    image: fc.constant(null),
+    imageRef: text,
+    state: enumValue,
+    createdAt: int64,
+    labels: stringMap,
+    annotations: stringMap,
+    imageId: text,
+  })
+  .map((c) => c as unknown as Container);
 
 const goodContainer = {
   id: 'good',
@@ -222,6 +249,40 @@ describe('fuzzing the CRI replies the runtime manager reads', () => {
           const result = await killing;
           expect(result.error).toBeUndefined();
           expect(env.runtime.callsOf('stopContainer').length).toBeGreaterThan(0);
+        },
+        { runs: 40 },
+      );
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    'lists pods (ListPodSandbox / ListContainers) with junk items next to a running pod, which still comes through',
+    async () => {
+      await fuzz(
+        'runtime-manager: CRI ListPodSandbox / ListContainers replies (getPods, getPodStatus)',
+        fc.record({ sandboxes: fc.array(listedSandbox, { maxLength: 4 }), containers: fc.array(listedContainer, { maxLength: 4 }) }),
+        async ({ sandboxes, containers }) => {
+          const env = setup();
+          await sync(env, makePod({ containers: [app] }));
+          const listSandboxes = env.runtime.listPodSandbox.bind(env.runtime);
+          const listContainers = env.runtime.listContainers.bind(env.runtime);
+          env.runtime.listPodSandbox = async (request, options) => {
+            const reply = await listSandboxes(request, options);
+            return { ...reply, items: [...sandboxes, ...reply.items] };
+          };
+          env.runtime.listContainers = async (request, options) => {
+            const reply = await listContainers(request, options);
+            return { ...reply, containers: [...containers, ...reply.containers] };
+          };
+          for (const all of [false, true]) {
+            const pods = await env.manager.getPods(all);
+            const web = pods.find((p) => p.uid === 'uid-1');
+            expect(web?.containers.map((c) => c.name)).toContain('app');
+            for (const pod of pods) for (const c of pod.containers) expect(Number.isFinite(c.createdAt)).toBe(true);
+          }
+          // getPodStatus asks for each listed sandbox and container: junk IDs the fake does not know are NOT_FOUND, skipped.
+          const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
+          expect(status.containers.map((c) => c.name)).toContain('app');
         },
         { runs: 40 },
       );
