@@ -211,7 +211,7 @@ describe('fuzzing CRI responses', () => {
           await expectMessageOrCriError(rpcOf(target.service, target.method), call(target.service, target.method));
           await expectStillWorking();
         },
-        { runs: 150 },
+        { runs: 110 },
       );
     },
     TIMEOUT_MS,

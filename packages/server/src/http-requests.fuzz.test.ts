@@ -444,7 +444,7 @@ describe('fuzzing the kubelet ports', () => {
           const refused = !STANDARD_METHODS.has(method) || size > 16 * 1024;
           await checkAnswered(port, method, bytes, !(refused && resetOverTls(port, bytes)));
         },
-        { runs: 250 },
+        { runs: 180 },
       );
     },
     TIMEOUT_MS,
@@ -527,7 +527,7 @@ describe('fuzzing the kubelet ports', () => {
           // anything the server does write must be an HTTP answer.
           await checkAnswered(port, 'GET', await exchange(port, chunks, true), false);
         },
-        { runs: 120 },
+        { runs: 90 },
       );
     },
     TIMEOUT_MS,

@@ -182,7 +182,7 @@ describe('fuzzing CSI driver replies', () => {
             }
           }
         },
-        { runs: 150 },
+        { runs: 100 },
       );
     },
     TIMEOUT_MS,
@@ -215,7 +215,7 @@ describe('fuzzing CSI driver replies', () => {
             expect(drivers.get(JUNK)?.endpoint).toBe(junk.endpoint);
           }
         },
-        { runs: 80 },
+        { runs: 50 },
       );
     },
     TIMEOUT_MS,
@@ -253,7 +253,7 @@ describe('fuzzing CSI driver replies', () => {
           await vm.teardownPod(bad.metadata.uid).catch(() => undefined);
           await vm.teardownPod(fine.metadata.uid);
         },
-        { runs: 40 },
+        { runs: 25 },
       );
     },
     TIMEOUT_MS,
