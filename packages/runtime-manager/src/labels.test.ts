@@ -114,6 +114,21 @@ describe('labels and annotations', () => {
     expect(decoded.podTerminationGracePeriodSeconds).toBeUndefined();
     expect(decodeContainerLabels(undefined)).toEqual({ podName: '', podNamespace: '', podUID: '', containerName: '' });
   });
+
+  it('decodes a preStop handler or ports of the wrong types as none, as upstream json.Unmarshal refuses them (found by fuzzing)', () => {
+    for (const handler of ['{"exec":null}', '{"exec":{"command":"rm -rf /"}}', '{"httpGet":null}', '{"sleep":{"seconds":"5"}}', '[]']) {
+      expect(decodeContainerAnnotations({ [CONTAINER_PRE_STOP_HANDLER_ANNOTATION]: handler }).preStopHandler).toBeUndefined();
+    }
+    for (const ports of ['[null]', '[5]', '[{"containerPort":"x"}]']) {
+      expect(decodeContainerAnnotations({ [CONTAINER_PORTS_ANNOTATION]: ports }).containerPorts).toBeUndefined();
+    }
+    const good = decodeContainerAnnotations({
+      [CONTAINER_PRE_STOP_HANDLER_ANNOTATION]: '{"exec":{"command":["cleanup"]}}',
+      [CONTAINER_PORTS_ANNOTATION]: '[{"name":"http","containerPort":8080,"protocol":"TCP"}]',
+    });
+    expect(good.preStopHandler).toEqual({ exec: { command: ['cleanup'] } });
+    expect(good.containerPorts).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+  });
 });
 
 // Written by upstream's json.Marshal for the containers of the upstream fact fixtures

@@ -1,4 +1,5 @@
 import type { Container, ContainerPort, LifecycleHandler, Pod } from '@kubelet-ts/api';
+import { ContainerPortSchema, LifecycleHandlerSchema } from '@kubelet-ts/api';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_PORTS_ANNOTATION,
@@ -145,12 +146,16 @@ export function decodeContainerAnnotations(annotations: Record<string, string> |
   if (deletion !== undefined) info.podDeletionGracePeriodSeconds = deletion;
   const termination = parseIntOr(all[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]);
   if (termination !== undefined) info.podTerminationGracePeriodSeconds = termination;
+  // Checked against the API schemas as upstream's json.Unmarshal into v1.LifecycleHandler / []v1.ContainerPort
+  // checks types: a runtime's junk (`{"exec":null}`) is no handler at all instead of a hook that throws.
   const preStop = parseJson(all[CONTAINER_PRE_STOP_HANDLER_ANNOTATION]);
-  if (preStop !== undefined && typeof preStop === 'object' && preStop !== null && !Array.isArray(preStop)) {
-    info.preStopHandler = preStop as LifecycleHandler;
-  }
+  const handler = preStop === undefined ? undefined : LifecycleHandlerSchema.safeParse(preStop);
+  if (handler?.success === true) info.preStopHandler = handler.data;
   const ports = parseJson(all[CONTAINER_PORTS_ANNOTATION]);
-  if (Array.isArray(ports)) info.containerPorts = ports as ContainerPort[];
+  if (Array.isArray(ports)) {
+    const parsed = ports.map((p) => ContainerPortSchema.safeParse(p));
+    if (parsed.every((p) => p.success)) info.containerPorts = parsed.map((p) => p.data as ContainerPort);
+  }
   const type = all[CONTAINER_TYPE_ANNOTATION];
   if (type !== undefined) info.containerType = type;
   return info;

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { RecordingLogger } from '@kubelet-ts/common/testing';
 import type { AuthenticationResult, Authenticator, Authorizer, AuthorizationDecision } from './auth.js';
@@ -104,5 +105,25 @@ describe('createAuthFilter', () => {
       body: 'Authorization error (user=alice, verb=get, resource=nodes, subresource=proxy)',
     });
     expect(logger.find('Authorization error')[0]?.fields).toMatchObject({ user: 'alice', subresource: 'proxy', err: 'webhook down' });
+  });
+
+  it('answers 400 to an authenticated request whose URI does not parse, instead of failing uncaught (found by fuzzing)', async () => {
+    const logger = new RecordingLogger();
+    const base = await serve(
+      authenticatorOf(alice),
+      deciding(() => 'allow'),
+      logger,
+    );
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: Number(new URL(base).port) }, () =>
+        socket.write('GET http://kubelet.local:99999/healthz HTTP/1.1\r\nHost: node\r\nConnection: close\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n400 Bad Request$/);
+    expect(logger.find('auth filter failed')).toEqual([]);
   });
 });

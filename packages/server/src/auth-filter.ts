@@ -3,7 +3,7 @@ import { errorMessage, noopLogger } from '@kubelet-ts/common';
 import type { Logger } from '@kubelet-ts/common';
 import type { AuthenticationResult, Authenticator, Authorizer } from './auth.js';
 import { nodeRequestAttributes } from './authorizers.js';
-import { sendErrorString } from './router.js';
+import { requestUrl, sendBadRequest, sendErrorString } from './router.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,7 +44,9 @@ export function createAuthFilter(options: AuthFilterOptions): AuthFilter {
       writeError(res, 401, 'Unauthorized');
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://kubelet.local').pathname;
+    const url = requestUrl(req);
+    if (url === undefined) return sendBadRequest(res);
+    const path = url.pathname;
     const attrsList = nodeRequestAttributes(authn.user, req.method ?? 'GET', path, nodeName);
     const subresources: string[] = [];
     for (const attrs of attrsList) {

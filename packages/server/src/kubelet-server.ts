@@ -6,7 +6,7 @@ import { ServerError } from './errors.js';
 import type { Logger } from '@kubelet-ts/common';
 import type { Authenticator, Authorizer } from './auth.js';
 import { createAuthFilter } from './auth-filter.js';
-import { createKubeletHttpServer } from './http-server.js';
+import { createKubeletHttpServer, KUBELET_MAX_HEADER_BYTES } from './http-server.js';
 import type { KubeletHttpServer } from './http-server.js';
 import { parsePemCertificates } from './internal/pem.js';
 import { tlsCiphers, tlsMinVersion } from './internal/tls.js';
@@ -37,8 +37,7 @@ export interface KubeletServerOptions {
   logger?: Logger;
 }
 
-/** Go's http.DefaultMaxHeaderBytes, which the kubelet server sets. */
-export const KUBELET_MAX_HEADER_BYTES = 1 << 20;
+export { KUBELET_MAX_HEADER_BYTES };
 
 /** The authenticated server, whose serving certificate can be replaced while it runs. */
 export interface KubeletServer extends KubeletHttpServer {

@@ -66,6 +66,25 @@ export function pathSegments(rest: string): string[] | undefined {
   }
 }
 
+/**
+ * The request's URL (its query in `searchParams`), or undefined for a request target no URL parser
+ * accepts (`http://[::1/x`, a port over 65535): those are answered 400 `400 Bad Request`, as Go's
+ * server answers a request URI it cannot parse.
+ */
+export function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://kubelet.local');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Go's answer to a request it cannot parse. */
+export function sendBadRequest(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  sendErrorString(res, 400, '400 Bad Request', { Connection: 'close' });
+}
+
 /** Writes a JSON response. */
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
@@ -93,7 +112,11 @@ export function createRouter(options: RouterOptions = {}): Router {
   };
 
   const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://kubelet.local');
+    const url = requestUrl(req);
+    if (url === undefined) {
+      sendBadRequest(res);
+      return;
+    }
     const method = req.method ?? 'GET';
     const match = find(url.pathname);
     if (match === undefined) {

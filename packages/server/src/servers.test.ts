@@ -1,10 +1,11 @@
 import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
 import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { ServerError } from './errors.js';
 import { pingHealthz } from './healthz.js';
 import type { KubeletHttpServer } from './http-server.js';
+import { KUBELET_MAX_HEADER_BYTES } from './http-server.js';
 import { createHealthzServer, createReadOnlyServer } from './servers.js';
 import { sendText } from './router.js';
 import { createFakeHealthzCheck } from './testing/fake-check.js';
@@ -165,5 +166,59 @@ describe('listen and close', () => {
     await server.close();
     await server.close();
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
+
+/** Sends raw bytes and resolves with everything the server wrote until it closed. */
+function raw(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.write(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+describe('requests the parser or the router refuse (found by fuzzing)', () => {
+  it('answers a malformed request 400 with a body, as Go does, instead of a bodiless 400', async () => {
+    const server = createHealthzServer({ checks: [pingHealthz] });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    expect(await raw(port, 'GET /healthz HTTP/1.1\r\nContent-Length: -1\r\n\r\n')).toBe(
+      'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request',
+    );
+    expect(await raw(port, '\xff\xfe[\0]\0\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\n400 Bad Request$/);
+  });
+
+  it('answers a request URI no URL parser accepts 400, not a handler failure', async () => {
+    const logger = new RecordingLogger();
+    const server = createReadOnlyServer({ getPods: () => [], checks: [pingHealthz], logger });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    const answer = await raw(port, 'GET http://[::1/pods HTTP/1.1\r\nHost: node\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer.endsWith('\r\n\r\n400 Bad Request')).toBe(true);
+    expect(logger.find('HTTP handler failed')).toEqual([]);
+  });
+
+  it('answers CONNECT through the router instead of dropping the connection', async () => {
+    const server = createHealthzServer({ checks: [pingHealthz] });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    expect(await raw(port, 'CONNECT /healthz HTTP/1.1\r\nHost: node\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nok$/);
+    expect(await raw(port, 'CONNECT node:443 HTTP/1.1\r\nHost: node\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+  });
+
+  it('takes headers up to Go’s 1 MiB on every port, and answers 431 with a body over it', async () => {
+    const server = createReadOnlyServer({ getPods: () => [], checks: [pingHealthz] });
+    open.push(server);
+    const { port } = await server.listen('127.0.0.1', 0);
+    const request = (size: number): string =>
+      `GET /healthz HTTP/1.1\r\nHost: node\r\nX-Big: ${'b'.repeat(size)}\r\nConnection: close\r\n\r\n`;
+    expect(await raw(port, request(64 * 1024))).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*ok$/);
+    expect(await raw(port, request(KUBELET_MAX_HEADER_BYTES + 1024))).toMatch(
+      /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n[^]*\r\n\r\n431 Request Header Fields Too Large$/,
+    );
   });
 });

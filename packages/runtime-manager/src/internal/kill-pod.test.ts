@@ -129,6 +129,21 @@ describe('killPod', () => {
     expect(Object.values(stopTimeouts(env))).toEqual(['45']);
   });
 
+  it('stops a container without its pod spec even when its preStop annotation is junk (found by fuzzing)', async () => {
+    const env = setup();
+    const pod = makePod({ containers: [side] });
+    const r = await running(env, pod);
+    const status = env.runtime.containerStatus.bind(env.runtime);
+    env.runtime.containerStatus = async (request, options) => {
+      const reply = await status(request, options);
+      if (reply.status !== null) reply.status.annotations['io.kubernetes.container.preStopHandler'] = '{"exec":null}';
+      return reply;
+    };
+    const result = await env.manager.killPod(undefined, r);
+    expect(result.error).toBeUndefined();
+    expect(Object.keys(stopTimeouts(env))).toHaveLength(1);
+  });
+
   it('containers and sandboxes already gone (NOT_FOUND) count as stopped', async () => {
     const env = setup();
     const pod = makePod({ containers: [side] });

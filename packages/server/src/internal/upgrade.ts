@@ -12,7 +12,7 @@ export interface UpgradeConnection {
 const connections = new WeakMap<IncomingMessage, UpgradeConnection>();
 
 /**
- * Lets upgrade requests reach the server's request listeners like any other request, with a
+ * Lets upgrade (and CONNECT) requests reach the server's request listeners like any other request, with a
  * response written straight on their socket (node hands such requests only to `'upgrade'`
  * listeners). A handler that proxies the connection claims it with `takeUpgrade`; any other
  * handler answers as usual and the connection closes after its response, as nothing else can follow
@@ -20,7 +20,7 @@ const connections = new WeakMap<IncomingMessage, UpgradeConnection>();
  */
 export function serveUpgradeRequests(server: Server): { destroyAll(): void } {
   const open = new Set<Duplex>();
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const serve = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
@@ -35,7 +35,11 @@ export function serveUpgradeRequests(server: Server): { destroyAll(): void } {
       socket.end();
     });
     server.emit('request', req, res);
-  });
+  };
+  server.on('upgrade', serve);
+  // A CONNECT request goes to 'connect' listeners only (node destroys its socket when there is none);
+  // Go's server hands it to the handler like any other, so that it gets the router's answer.
+  server.on('connect', serve);
   return {
     destroyAll() {
       for (const socket of open) socket.destroy();

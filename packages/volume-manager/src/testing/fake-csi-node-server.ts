@@ -25,10 +25,26 @@ export interface FakeCsiNodeServer {
   endpoint: string;
   /** Every RPC received, in order. */
   calls: Array<{ method: string; request: CsiRequest }>;
-  /** Replace a method's behaviour (`NodePublishVolume`, …); throw `csiStatus(...)` for a gRPC error. */
+  /**
+   * Replace a method's behaviour (`NodePublishVolume`, …); throw `csiStatus(...)` for a gRPC error, return
+   * a Buffer to answer those bytes as the response message.
+   */
   handlers: Record<string, CsiHandler>;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * The service with each response encoder letting a Buffer through as it is: a handler that answers
+ * bytes sends them as the response message (a driver answering garbage, for the fuzz tests).
+ */
+function passBuffers(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  return Object.fromEntries(
+    Object.entries(service).map(([name, d]) => {
+      const encode = d.responseSerialize;
+      return [name, { ...d, responseSerialize: (value: unknown) => (Buffer.isBuffer(value) ? value : encode(value)) }];
+    }),
+  ) as grpc.ServiceDefinition;
 }
 
 /** An error a handler throws to answer with a gRPC status. */
@@ -125,7 +141,7 @@ export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): Fake
     handlers,
     start() {
       const s = new grpc.Server();
-      s.addService(csiNodeService() as unknown as grpc.ServiceDefinition, implementation);
+      s.addService(passBuffers(csiNodeService() as unknown as grpc.ServiceDefinition), implementation);
       server = s;
       return new Promise((resolve, reject) => {
         s.bindAsync(`unix://${options.socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
