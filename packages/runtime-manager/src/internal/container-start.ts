@@ -5,14 +5,14 @@ import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { EventReason, Reason, podFullName } from '@kubelet-ts/api';
 import type { Backoff } from '@kubelet-ts/common';
-import { EventType, errorMessage, formatGoDuration } from '@kubelet-ts/common';
-import type { RuntimePodStatus } from '@kubelet-ts/container-runtime';
-import { backoffKey, findContainerStatus } from '@kubelet-ts/container-runtime';
+import { EventType, errorMessage, formatGoDuration, sleepWith } from '@kubelet-ts/common';
+import type { RuntimeContainerStatus, RuntimePodStatus } from '@kubelet-ts/container-runtime';
+import { backoffKey, findContainerStatus, hashContainer } from '@kubelet-ts/container-runtime';
 import type { ContainerConfig, PodSandboxConfig } from '@kubelet-ts/cri-client';
 import { ContainerKillReason } from '../compute-pod-actions.js';
 import { RuntimeManagerError } from '../errors.js';
 import type { ImageUser } from './config.js';
-import { generateContainerConfig, podLogsDirectory, verifyRunAsNonRoot } from './config.js';
+import { containerLogPath, generateContainerConfig, podLogsDirectory, verifyRunAsNonRoot } from './config.js';
 import { killContainer } from './container-kill.js';
 import type { RuntimeContext } from './context.js';
 import { hookDeps } from './context.js';
@@ -82,6 +82,12 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
   const { sandboxId, sandboxConfig, pod, container, podIPs, signal } = request;
   const record = (containerId: string, type: EventType, reason: string, message: string): void =>
     recordContainerEvent(ctx.recorder, { pod, name: container.name, containerId, type, reason, message });
+  const unstarted = unstartedInstance(request);
+  if (unstarted !== undefined && (await startUnstarted(ctx, unstarted, record))) {
+    const logPath = path.join(sandboxConfig.logDirectory ?? '', containerLogPath(container.name, unstarted.restartCount));
+    await afterStart(ctx, request, unstarted.id, logPath, record);
+    return;
+  }
   let imageRef: string;
   try {
     imageRef = await ctx.puller.ensureImageExists(pod, container, {
@@ -125,12 +131,69 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
     record(id, EventType.Normal, EventReason.StartedContainer, `Started container ${container.name}`);
     return id;
   }, 'high');
-  await createLegacyLogSymlink(ctx, {
-    pod,
-    containerName: container.name,
-    containerId,
-    logPath: path.join(sandboxConfig.logDirectory ?? '', config.logPath ?? ''),
-  });
+  await afterStart(ctx, request, containerId, path.join(sandboxConfig.logDirectory ?? '', config.logPath ?? ''), record);
+}
+
+/** How long (checks × interval) a created container's start already under way in the runtime is waited for. */
+const UNSTARTED_SETTLE_CHECKS = 10;
+const UNSTARTED_SETTLE_INTERVAL_MS = 200;
+
+type RecordEvent = (containerId: string, type: EventType, reason: string, message: string) => void;
+
+/**
+ * A container this kubelet (or the one before it) created but never started: the newest instance of the
+ * spec, in the created state, created in the current sandbox after it, with the spec's hash. What a
+ * kubelet killed between CreateContainer and StartContainer leaves. Upstream creates another instance
+ * (restart count 1) and leaves this one to the garbage collector; starting it keeps one container per
+ * spec and its restart count.
+ */
+function unstartedInstance(request: StartContainerRequest): RuntimeContainerStatus | undefined {
+  if (request.targetContainerName !== undefined) return undefined;
+  const latest = findContainerStatus(request.status, request.container.name);
+  const sandbox = request.status.sandboxes[0];
+  if (latest === undefined || latest.state !== 'created' || sandbox === undefined || sandbox.id !== request.sandboxId) return undefined;
+  if (latest.createdAt < sandbox.createdAt || latest.hash !== hashContainer(request.container)) return undefined;
+  return latest;
+}
+
+/**
+ * Starts an unstarted instance; true when it runs afterwards — also when the StartContainer of the
+ * kubelet that created it was still under way and won (the runtime then refuses ours).
+ */
+async function startUnstarted(ctx: RuntimeContext, instance: RuntimeContainerStatus, record: RecordEvent): Promise<boolean> {
+  const started = await ctx.starts.run(async () => {
+    try {
+      await ctx.runtime.startContainer({ containerId: instance.id });
+      return true;
+    } catch (err) {
+      // The other kubelet's StartContainer may still be running in the runtime: wait for its outcome.
+      for (let i = 0; i < UNSTARTED_SETTLE_CHECKS; i++) {
+        const state = await ctx.runtime.containerStatus({ containerId: instance.id }).then(
+          (r) => r.status?.state,
+          () => undefined,
+        );
+        if (state === 'CONTAINER_RUNNING') return true;
+        if (state !== 'CONTAINER_CREATED') break;
+        await sleepWith(ctx.clock, UNSTARTED_SETTLE_INTERVAL_MS);
+      }
+      ctx.logger.info('Could not start a container created before; creating another', { containerId: instance.id, err: criMessage(err) });
+      return false;
+    }
+  }, 'high');
+  if (started) record(instance.id, EventType.Normal, EventReason.StartedContainer, `Started container ${instance.name}`);
+  return started;
+}
+
+/** After a start: the legacy log symlink, then the postStart hook (a failed hook kills the container: PostStartHookError). */
+async function afterStart(
+  ctx: RuntimeContext,
+  request: StartContainerRequest,
+  containerId: string,
+  logPath: string,
+  record: RecordEvent,
+): Promise<void> {
+  const { pod, container, podIPs, signal } = request;
+  await createLegacyLogSymlink(ctx, { pod, containerName: container.name, containerId, logPath });
 
   const postStart = container.lifecycle?.postStart;
   if (postStart === undefined) return;

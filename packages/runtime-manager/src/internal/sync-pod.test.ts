@@ -228,6 +228,36 @@ describe('syncPod: restarts', () => {
     ]);
   });
 
+  it('starts a container created but never started (a kubelet killed between CreateContainer and StartContainer) instead of creating another', async () => {
+    const env = setup();
+    const pod = makePod();
+    // The first start of the first container fails after its CreateContainer: it is left created.
+    env.runtime.injectError('startContainer', 'UNAVAILABLE');
+    await sync(env, pod);
+    const leftover = (await env.manager.getPodStatus('uid-1', 'web', 'prod')).containers.filter((c) => c.state === 'created');
+    expect(leftover).toHaveLength(1);
+    await env.clock.advance(1000);
+    const result = await sync(env, pod);
+    expect(summary(result.results)).toEqual([`StartContainer:${leftover[0]?.name}`]);
+    const status = await env.manager.getPodStatus('uid-1', 'web', 'prod');
+    // One instance per spec, each running, restart count 0: the created one was started, not replaced.
+    expect(status.containers.map((c) => [c.name, c.state, c.restartCount]).sort()).toEqual([
+      ['app', 'running', 0],
+      ['side', 'running', 0],
+    ]);
+    expect(status.containers.find((c) => c.name === leftover[0]?.name)?.id).toBe(leftover[0]?.id);
+    expect(env.runtime.callsOf('createContainer')).toHaveLength(2);
+  });
+
+  it('creates another instance when the created one does not match the spec any more', async () => {
+    const env = setup();
+    env.runtime.injectError('startContainer', 'UNAVAILABLE');
+    await sync(env, makePod());
+    await env.clock.advance(1000);
+    await sync(env, makePod({ containers: [{ ...app, image: 'busybox:2' }, side] }));
+    expect(env.runtime.callsOf('createContainer')).toHaveLength(3);
+  });
+
   it('a dead sandbox is replaced (attempt + 1) and its containers restarted', async () => {
     const env = setup();
     const pod = makePod();
