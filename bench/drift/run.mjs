@@ -11,7 +11,6 @@
 //
 // Usage: node bench/drift/run.mjs [--pods 110] [--cycles 5] [--tolerance 0.1] [--out <file.json>] [--keep]
 // Needs `bash scripts/test-runtime.sh up`; holds the integration lock while it measures.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { connectCri, removeCgroupTree, removeSandboxes } from '../lib/cri.mjs';
@@ -19,7 +18,8 @@ import { env, log, parseArgs, sleep } from '../lib/env.mjs';
 import { startKubelet, writeManifests } from '../lib/kubelet.mjs';
 import { acquireLock, releaseLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
-import { shimPids, waitForQuiet } from '../lib/proc.mjs';
+import { nodeLevels } from '../lib/levels.mjs';
+import { waitForQuiet } from '../lib/proc.mjs';
 import { summarizeHeapSnapshot } from '../lib/profile.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
 import { table, writeResults } from '../lib/report.mjs';
@@ -36,35 +36,6 @@ const SLACK_S = args.number('slack-seconds', 2);
 const TIMEOUT_MS = args.number('timeout', 300) * 1000;
 const POLL_MS = 500;
 const run = createBenchmarkRun('drift', { keep: args.flag('keep') });
-
-/** Everything a cycle could leak, counted on the node and in the kubelet process. */
-function nodeLevels(kubelet, socket) {
-  const mountinfo = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean);
-  const netnsDir = path.join(env('KUBELET_TS_RUNTIME_DIR'), 'state/io.containerd.grpc.v1.cri/netns');
-  let cgroups = 0;
-  const walk = (dir) => {
-    let entries;
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (!e.isDirectory()) continue;
-      cgroups += 1;
-      walk(path.join(dir, e.name));
-    }
-  };
-  walk(path.join('/sys/fs/cgroup/memory', kubelet.cgroupRoot));
-  return {
-    mounts: mountinfo.length,
-    shims: shimPids(socket).length,
-    networkNamespaces: fs.existsSync(netnsDir) ? fs.readdirSync(netnsDir).length : 0,
-    natRules: execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }).split('\n').filter(Boolean).length,
-    cgroups,
-    kubeletFds: fs.readdirSync(`/proc/${kubelet.pid}/fd`).length,
-  };
-}
 
 /** Polls CRI until `done(running, sandboxes)`; returns the ms it took from `t0`. */
 async function waitRuntime(cri, isOurs, done, t0, what, check) {

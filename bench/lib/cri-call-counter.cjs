@@ -6,6 +6,8 @@
 // exit. It also keeps the first RunPodSandbox and CreateContainer requests, so a benchmark can check
 // that its direct-CRI baseline sends the same shape. Cost: one object update per call and nothing
 // in between (writing the counts every second cost ~3 % of the kubelet's steady CPU).
+// With each answer go the process's active resources by type (timers, sockets, watchers: what a leak
+// grows) and, when the request ends in `:gc`, the heap used after a full collection (the soak's samples).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -34,10 +36,25 @@ if (dir) {
     record(method, argument);
     return serverStream.call(this, method, serialize, deserialize, argument, ...rest);
   };
+  const activeResources = () => {
+    const byType = Object.create(null);
+    for (const type of process.getActiveResourcesInfo()) byType[type] = (byType[type] || 0) + 1;
+    return byType;
+  };
+  let collect;
+  const heapAfterGc = () => {
+    if (collect === undefined) {
+      require('node:v8').setFlagsFromString('--expose-gc');
+      collect = require('node:vm').runInNewContext('gc');
+    }
+    collect();
+    return process.memoryUsage().heapUsed;
+  };
   const write = (request = '') => {
     try {
       const tmp = `${out}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify({ time: Date.now(), request, counts, samples }));
+      const heapUsedAfterGc = request.endsWith(':gc') ? heapAfterGc() : undefined;
+      fs.writeFileSync(tmp, JSON.stringify({ time: Date.now(), request, counts, samples, resources: activeResources(), heapUsedAfterGc }));
       fs.renameSync(tmp, out);
     } catch {
       // the benchmark's directory is gone: nothing to report to

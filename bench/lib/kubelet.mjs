@@ -173,9 +173,10 @@ export async function startKubelet({
     /**
      * Cumulative CRI calls per gRPC method: asked of the preloaded counter while the kubelet runs (it answers
      * within milliseconds), else as it wrote them at exit. Without the counter (the upstream kubelet):
-     * containerd's counts of every client (bench/lib/containerd-metrics.mjs).
+     * containerd's counts of every client (bench/lib/containerd-metrics.mjs). With `gc`, the answer also
+     * holds the heap used after a full collection (`heapUsedAfterGc`); every answer holds `resources`.
      */
-    async criCounts(timeoutMs = 5000) {
+    async criCounts(timeoutMs = 5000, { gc = false } = {}) {
       if (!criCallCounter) return { ...(await containerdCriCounts()), samples: {} };
       const file = path.join(criCountsDir, 'counts.json');
       const read = () => {
@@ -186,7 +187,7 @@ export async function startKubelet({
         }
       };
       if (running()) {
-        const request = `${process.pid}-${++criRequests}`;
+        const request = `${process.pid}-${++criRequests}${gc ? ':gc' : ''}`;
         fs.mkdirSync(criCountsDir, { recursive: true });
         fs.writeFileSync(path.join(criCountsDir, 'request'), request);
         for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(10)) {

@@ -92,6 +92,8 @@ export interface KubeletUnderTest {
   start(extraArgs?: string[]): Promise<void>;
   /** SIGTERM and wait for exit; the pods keep running. */
   stop(): Promise<number | null>;
+  /** SIGKILL (no shutdown at all) and wait for the exit. */
+  kill(): Promise<void>;
   pods(): Promise<ApiPod[]>;
   pod(name: string): Promise<ApiPod | undefined>;
   writeManifest(file: string, manifest: unknown): Promise<void>;
@@ -224,6 +226,12 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
       clearTimeout(timer);
       child = undefined;
       return code;
+    },
+    async kill() {
+      if (child === undefined || exited === undefined) return;
+      if (self.running()) child.kill('SIGKILL');
+      await exited;
+      child = undefined;
     },
     async pods() {
       const response = await fetch(`http://127.0.0.1:${readOnlyPort}/pods`);
