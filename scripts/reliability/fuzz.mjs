@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The long fuzz run: every *.fuzz.test.ts of every workspace, with each property's unit-run case count
-// multiplied by --scale (default 200), one package after another. Prints and records the cases run
+// multiplied by --scale (default 20), one package after another. Prints and records the cases run
 // per input (scripts/reliability/results/fuzz-latest.json). Unit runs (CI) use scale 1.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values } = parseArgs({
-  options: { scale: { type: 'string', default: '200' }, seed: { type: 'string' }, filter: { type: 'string' } },
+  options: { scale: { type: 'string', default: '20' }, seed: { type: 'string' }, filter: { type: 'string' } },
 });
 const scale = Number(values.scale);
 if (!Number.isFinite(scale) || scale <= 0) throw new Error(`--scale: not a positive number: ${values.scale}`);
