@@ -92,7 +92,13 @@ const normalizeEndpoint = (endpoint: string): string => (endpoint.startsWith('/'
 export function createCsiNodeClient(options: CsiNodeClientOptions): CsiNodeClient {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const Client = grpc.makeGenericClientConstructor(csiNodeService() as unknown as grpc.ServiceDefinition, 'Node');
-  const client = new Client(normalizeEndpoint(options.endpoint), grpc.credentials.createInsecure());
+  // Upstream dials a new connection for every CSI operation, so a restarted driver answers the next
+  // call at once. One channel kept open does the same only with a short reconnect backoff (grpc's
+  // default grows to 120 s while the driver is away).
+  const client = new Client(normalizeEndpoint(options.endpoint), grpc.credentials.createInsecure(), {
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
 
   const call = (method: string, request: unknown): Promise<unknown> =>
     new Promise((resolve, reject) => {

@@ -3,9 +3,10 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { newPod } from '@kubelet-ts/api/testing';
+import { FakeClock } from '@kubelet-ts/common/testing';
 import { createCsiNodeClient, createStaticCsiDriverRegistry } from './csi-client.js';
 import type { CsiNodeClient } from './csi-client.js';
-import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
+import { makeTempDir, mountsUnder, settle, until } from './internal/test-dirs.js';
 import type { TempDir } from './internal/test-dirs.js';
 import { createSystemMounter } from './mounter.js';
 import { csiEphemeralVolumeHandle } from './paths.js';
@@ -236,5 +237,53 @@ describe('csi inline volumes', () => {
     ).rejects.toThrow('MountVolume.SetUp failed for volume "d" : rpc error: code = RESOURCE_EXHAUSTED desc = no space');
     await vm2.teardownPod('uid-v');
     await vm.teardownPod('uid-u');
+  });
+
+  it('a driver that hangs in NodePublishVolume holds back only its own pod: the reconciler still re-syncs the others', async () => {
+    await startServer([]);
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const publish = server.handlers.NodePublishVolume;
+    if (publish === undefined) throw new Error('fake CSI server has no NodePublishVolume');
+    server.handlers.NodePublishVolume = async (req) => {
+      await released;
+      return publish(req);
+    };
+    const clock = new FakeClock();
+    const source = new FakeObjectSource();
+    source.setConfigMap('default', 'cfg', { k: 'v1' });
+    const vm = createVolumeManager({
+      rootDir: root,
+      sources: source,
+      clock,
+      waitTimeoutMs: 0,
+      resyncPeriodMs: 1_000,
+      reconcilePeriodMs: 1_000,
+      csiDrivers: createStaticCsiDriverRegistry({ [DRIVER]: server.endpoint }),
+    });
+    // The hung pod comes first, so a reconciler that waits for each pod in turn would never reach the other.
+    const hungPod = newPod({ uid: 'uid-hung', spec: { volumes: [{ name: 'd', csi: { driver: DRIVER } }] } });
+    const hung = vm.waitForAttachAndMount(hungPod);
+    await until(() => server.calls.some((c) => c.method === 'NodePublishVolume'), 'the publish under way');
+    const other = newPod({ uid: 'uid-other', spec: { volumes: [{ name: 'cfg', configMap: { name: 'cfg' } }] } });
+    await vm.waitForAttachAndMount(other);
+    const file = join(root, 'pods', 'uid-other', 'volumes', 'kubernetes.io~configmap', 'cfg', 'k');
+    const controller = new AbortController();
+    const running = vm.run(controller.signal);
+    try {
+      source.setConfigMap('default', 'cfg', { k: 'v2' });
+      await settle();
+      await clock.advance(1_000);
+      await until(async () => (await readFile(file, 'utf8')) === 'v2', 'the other pod re-synced');
+      // The hung pod got one publish: its own pass did not pile up behind it.
+      expect(server.calls.filter((c) => c.method === 'NodePublishVolume')).toHaveLength(1);
+    } finally {
+      release();
+      await hung;
+      controller.abort();
+      await running;
+    }
+    await vm.teardownPod('uid-hung');
+    await vm.teardownPod('uid-other');
   });
 });

@@ -2,7 +2,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newPod } from '@kubelet-ts/api/testing';
 import { FakeClock } from '@kubelet-ts/common/testing';
-import { makeTempDir, mountsUnder } from './internal/test-dirs.js';
+import { makeTempDir, mountsUnder, settle, until } from './internal/test-dirs.js';
 import type { TempDir } from './internal/test-dirs.js';
 import { createSystemMounter } from './mounter.js';
 import { FakeMounter, FakeObjectSource, recordingMounter } from './testing/index.js';
@@ -17,21 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await tmp.cleanup();
 });
-
-/** Lets real I/O and promise callbacks run (no timers involved). */
-async function settle(rounds = 30): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Polls real state (file system work runs on libuv's pool, not on the fake clock) with a real deadline. */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await settle(2);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const volDir = (uid: string, plugin: string, name: string) => join(root, 'pods', uid, 'volumes', `kubernetes.io~${plugin}`, name);
 

@@ -38,3 +38,18 @@ export async function mountsUnder(
     (m) => m.mountPoint === dir || m.mountPoint.startsWith(`${dir}/`),
   );
 }
+
+/** Lets real I/O and promise callbacks run (no timers involved). */
+export async function settle(rounds = 30): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Polls real state (file system work runs on libuv's pool, not on the fake clock) with a real deadline. */
+export async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await settle(2);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

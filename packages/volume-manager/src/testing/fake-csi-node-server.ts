@@ -31,7 +31,10 @@ export interface FakeCsiNodeServer {
    */
   handlers: Record<string, CsiHandler>;
   start(): Promise<void>;
+  /** Graceful: waits for the calls under way. */
   stop(): Promise<void>;
+  /** As a driver that dies: every connection and call under way dropped at once, the socket gone. */
+  kill(): void;
 }
 
 /**
@@ -154,6 +157,10 @@ export function createFakeCsiNodeServer(options: FakeCsiNodeServerOptions): Fake
       server = undefined;
       if (s === undefined) return Promise.resolve();
       return new Promise((resolve) => s.tryShutdown(() => resolve()));
+    },
+    kill() {
+      server?.forceShutdown();
+      server = undefined;
     },
   };
 }
