@@ -239,6 +239,17 @@ describe('createFileSource', () => {
     await eventually(() => (names(run.sets().at(-1)).length === 0 ? true : undefined), 5000, 'removal from watch');
   });
 
+  it('acts on the first watch event at once, without waiting for the coalescing window', async () => {
+    // A fake clock that is never advanced: the window's timer never fires, so only the leading edge can deliver the pod.
+    const clock = new FakeClock();
+    const run = runSource(createFileSource({ path: dir, nodeName: 'node-a', clock, checkFrequencyMs: 3_600_000, watchDebounceMs: 60_000 }));
+    stops.push(run.stop);
+    expect(names(await eventually(() => run.sets()[0]))).toEqual([]);
+    await writeFile(join(dir, '.fast.yaml.tmp'), podYaml('fast'));
+    await rename(join(dir, '.fast.yaml.tmp'), join(dir, 'fast.yaml'));
+    await eventually(() => (names(run.sets().at(-1)).includes('fast-node-a') ? true : undefined), 5000, 'pod from the first event');
+  });
+
   describe('reads only what changed', () => {
     /** The real file system, recording every stat and manifest read by path. */
     const countingFs = () => {

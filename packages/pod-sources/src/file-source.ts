@@ -14,7 +14,7 @@ export type { ManifestFs };
 /** Upstream reads manifests of any size; we cap them (upstream's HTTP limit, maxConfigLength, is 10 MB). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_CHECK_FREQUENCY_MS = 20_000;
-/** Upstream acts on each inotify event at once; a short window still coalesces a burst of writes. */
+/** The first watch event is acted on at once (as upstream does); later ones within this window wait for its end, coalesced. */
 export const DEFAULT_WATCH_DEBOUNCE_MS = 10;
 
 export interface FileSourceOptions {
@@ -26,7 +26,7 @@ export interface FileSourceOptions {
   checkFrequencyMs?: number;
   /** Files larger than this are rejected with a source error. Default 10 MiB. */
   maxFileBytes?: number;
-  /** Window after a first fs.watch event in which further events are coalesced into one pass. Default 10 ms. */
+  /** Window after a first fs.watch event (handled at once) in which further events are coalesced into one more pass. Default 10 ms. */
   watchDebounceMs?: number;
   /** Disable fs.watch and rely on the periodic relist only. Default true (watch). */
   watch?: boolean;

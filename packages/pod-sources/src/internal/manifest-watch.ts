@@ -30,10 +30,12 @@ export function createManifestWatch(run: FileSourceRun, pending: PendingWork, ki
     // Without a file name (or for the single-file path, where it is as cheap) do a full relist.
     if (name === undefined || run.isSingleFile || name.includes('/')) pending.full = true;
     else pending.names.add(name);
-    // A fixed window from the first event (not reset by later ones): a single write is handled
-    // within the debounce window, a burst is coalesced into few passes; events arriving while a
-    // pass runs are handled right after it.
+    // The first event is acted on at once, as upstream does with each inotify event (a manifest
+    // renamed into the directory starts its pod without waiting). Events within a fixed window after
+    // it (not reset by later ones) are coalesced into one more pass at the window's end, so a burst
+    // of writes costs two passes; events arriving while a pass runs are handled right after it.
     if (eventWindow !== undefined) return;
+    kick();
     eventWindow = run.clock.setTimeout(() => {
       eventWindow = undefined;
       kick();
