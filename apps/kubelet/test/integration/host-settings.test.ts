@@ -9,23 +9,11 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createKubelet, env, eventually, waitHealthy } from './harness.js';
+import { bindOver, createKubelet, env, eventually, waitHealthy } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 
 const SWAPS_WITH_SWAP =
   'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/vdz                                partition\t8388604\t\t0\t\t-2\n';
-
-/** `unshare -m` with `file` bind-mounted over `hostPath`, then exec of the kubelet's command line. */
-const over = (file: string, hostPath: string): string[] => [
-  'unshare',
-  '-m',
-  '--propagation',
-  'private',
-  'sh',
-  '-c',
-  `mount --bind "${file}" "${hostPath}" && exec "$@"`,
-  'sh',
-];
 
 async function exitOf(kubelet: KubeletUnderTest): Promise<string> {
   await eventually('the kubelet exits', async () => !kubelet.running(), 30_000);
@@ -48,13 +36,13 @@ describe('host settings on the real binary', () => {
   test('failSwapOn: with swap on the kubelet refuses to start, as upstream; with --fail-swap-on=false it runs', async () => {
     const swaps = path.join(dir, 'swaps');
     await fs.writeFile(swaps, SWAPS_WITH_SWAP);
-    kubelet = await createKubelet('swap-on', { launcher: over(swaps, '/proc/swaps') });
+    kubelet = await createKubelet('swap-on', { launcher: bindOver(swaps, '/proc/swaps') });
     await kubelet.start(['--fail-swap-on=true']);
     const output = await exitOf(kubelet);
     expect(output).toContain('running with swap on is not supported, please disable swap or set --fail-swap-on flag to false');
     await kubelet.cleanup();
 
-    kubelet = await createKubelet('swap-allowed', { launcher: over(swaps, '/proc/swaps') });
+    kubelet = await createKubelet('swap-allowed', { launcher: bindOver(swaps, '/proc/swaps') });
     await kubelet.start(['--fail-swap-on=false']);
     await waitHealthy(kubelet);
   });
@@ -62,14 +50,14 @@ describe('host settings on the real binary', () => {
   test('protectKernelDefaults: a tunable that differs stops the kubelet when protected, and is set when not', async () => {
     const overcommit = path.join(dir, 'overcommit_memory');
     await fs.writeFile(overcommit, '0\n');
-    kubelet = await createKubelet('protect-kernel', { launcher: over(overcommit, '/proc/sys/vm/overcommit_memory') });
+    kubelet = await createKubelet('protect-kernel', { launcher: bindOver(overcommit, '/proc/sys/vm/overcommit_memory') });
     await kubelet.start(['--protect-kernel-defaults=true']);
     const output = await exitOf(kubelet);
     expect(output).toContain('invalid kernel flag: vm/overcommit_memory, expected value: 1, actual value: 0');
     expect(await fs.readFile(overcommit, 'utf8')).toBe('0\n');
     await kubelet.cleanup();
 
-    kubelet = await createKubelet('set-kernel', { launcher: over(overcommit, '/proc/sys/vm/overcommit_memory') });
+    kubelet = await createKubelet('set-kernel', { launcher: bindOver(overcommit, '/proc/sys/vm/overcommit_memory') });
     await kubelet.start(['--protect-kernel-defaults=false']);
     await waitHealthy(kubelet);
     // Upstream's setupKernelTunables writes the value it wants (KernelTunableModify).

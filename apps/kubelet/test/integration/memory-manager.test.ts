@@ -5,10 +5,14 @@
  * none; a Guaranteed pod asking more than node 0 can give is refused as upstream refuses it; a
  * reservedMemory that does not add up to node allocatable stops the kubelet with upstream's message.
  * With the setting ignored there would be no entry, no cpuset.mems and no refusal: this fails.
+ * The kubelet sees a NUMA node 0 1 GiB smaller than the machine (its meminfo bind-mounted over the real
+ * one in the kubelet's own mount namespace), as on a machine with two NUMA nodes: a single-node
+ * machine has node 0 = the machine, and no pod the resource predicate admits could be too big for it.
  */
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { busyboxPod, containerState, createKubelet, env, eventually, waitHealthy } from './harness.js';
+import { bindOver, busyboxPod, containerState, createKubelet, env, eventually, waitHealthy } from './harness.js';
 import type { ApiPod, KubeletUnderTest } from './harness.js';
 
 const CGROUP_FS = '/sys/fs/cgroup';
@@ -18,6 +22,8 @@ const MI = 1024 * 1024;
 // kubeReserved 512Mi + evictionHard memory.available's default 100Mi: what reservedMemory must add up to.
 const KUBE_RESERVED = ['--kube-reserved=memory=512Mi'];
 const RESERVED = 612 * MI;
+const NODE0_MEMINFO = '/sys/devices/system/node/node0/meminfo';
+const NODE0_SMALLER_BY = 1024 * MI;
 
 const read = async (file: string): Promise<string> => (await fs.readFile(file, 'utf8')).trim();
 const memTotal = async (file: string): Promise<number> => Number(/MemTotal:\s*(\d+) kB/.exec(await read(file))?.[1] ?? 0) * 1024;
@@ -50,9 +56,17 @@ async function removeCgroupTree(root: string): Promise<void> {
 describe('memoryManagerPolicy: Static', () => {
   let kubelet: KubeletUnderTest;
 
+  let node0Dir = '';
+  let node0Total = 0;
+
   beforeAll(async () => {
     env('KUBELET_TS_CRI_ENDPOINT');
-    kubelet = await createKubelet('memory-manager');
+    node0Dir = await fs.mkdtemp(path.join(os.tmpdir(), 'kubelet-ts-numa-'));
+    const real = await read(NODE0_MEMINFO);
+    node0Total = (await memTotal(NODE0_MEMINFO)) - NODE0_SMALLER_BY;
+    const smaller = real.replace(/MemTotal:(\s*)\d+ kB/, (_m, space: string) => `MemTotal:${space}${node0Total / 1024} kB`);
+    await fs.writeFile(path.join(node0Dir, 'meminfo'), `${smaller}\n`);
+    kubelet = await createKubelet('memory-manager', { launcher: bindOver(path.join(node0Dir, 'meminfo'), NODE0_MEMINFO) });
     await kubelet.start([`--cgroup-root=${ROOT}`, '--memory-manager-policy=Static', '--reserved-memory=0:memory=612Mi', ...KUBE_RESERVED]);
     await waitHealthy(kubelet);
   });
@@ -60,6 +74,7 @@ describe('memoryManagerPolicy: Static', () => {
   afterAll(async () => {
     await kubelet?.cleanup();
     await removeCgroupTree(ROOT);
+    await fs.rm(node0Dir, { recursive: true, force: true });
   });
 
   const running = async (name: string): Promise<ApiPod> =>
@@ -95,7 +110,7 @@ describe('memoryManagerPolicy: Static', () => {
 
   test("a Guaranteed pod asking more than NUMA node 0 can give is refused with upstream's reason and message", async () => {
     // More than node 0's allocatable, less than the node's: the memory manager refuses it, not the resource predicate.
-    const node0 = (await memTotal('/sys/devices/system/node/node0/meminfo')) - RESERVED;
+    const node0 = node0Total - RESERVED;
     const request = node0 + 256 * MI;
     expect(request).toBeLessThan((await memTotal('/proc/meminfo')) - RESERVED - 64 * MI);
     await kubelet.writeManifest('huge.json', sleeper('huge', guaranteed(String(request))));
