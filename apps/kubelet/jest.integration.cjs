@@ -7,7 +7,7 @@ const CLUSTER_SUITES = ['api-mode', 'api-objects', 'ephemeral', 'kubelet-server'
 
 // The fault scenarios' CI subset runs once too, to keep CI short (`npm run faults` runs the full set on
 // the runtime that is up; the resilience suite restarts each runtime under pods in both passes).
-const ONCE_SUITES = [...CLUSTER_SUITES, 'faults'];
+const ONCE_SUITES = [...CLUSTER_SUITES, 'faults', 'csi-faults'];
 
 const config = jestConfig(__dirname, { integration: true });
 if (process.env.KUBELET_TS_IT_RUNTIME_ONLY === '1') {

@@ -9,12 +9,11 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { createFakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import type { FakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import { createSystemMounter, csiEphemeralVolumeHandle } from '@kubelet-ts/volume-manager';
 import { createFakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
 import type { FakeCsiNodeServer } from '@kubelet-ts/volume-manager/testing';
-import { busyboxPod, createKubelet, eventually, waitHealthy, mountsUnder, unmountAllUnder } from './harness.js';
+import { busyboxPod, createKubelet, eventually, waitHealthy, mountsUnder, registerCsiDriver, unmountAllUnder } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
 
 const DRIVER = 'bind.csi.kubelet-ts.test';
@@ -38,7 +37,6 @@ beforeAll(async () => {
   csiSocket = path.join(kubelet.rootDir, 'plugins', DRIVER, 'csi.sock');
   await fs.mkdir(backingDir, { recursive: true });
   await fs.mkdir(path.dirname(csiSocket), { recursive: true });
-  await fs.mkdir(path.join(kubelet.rootDir, 'plugins_registry'), { recursive: true });
   // STAGE_UNSTAGE_VOLUME advertised on purpose: the kubelet must still not stage an inline volume.
   csi = createFakeCsiNodeServer({
     socketPath: csiSocket,
@@ -62,14 +60,7 @@ afterAll(async () => {
 });
 
 test('a CSI driver registers through plugins_registry; an inline CSI volume is published at the upstream path, seen by the container, unpublished and removed with the pod', async () => {
-  registration = createFakeRegistrationServer({
-    socketPath: path.join(kubelet.rootDir, 'plugins_registry', `${DRIVER}-reg.sock`),
-    name: DRIVER,
-    endpoint: csiSocket,
-    supportedVersions: ['1.0.0'],
-  });
-  await registration.start();
-  await eventually('the kubelet registered the driver', async () => registration.statuses.some((s) => s.pluginRegistered), 30_000, 100);
+  registration = await registerCsiDriver(kubelet, DRIVER, csiSocket);
   expect(registration.statuses).toEqual([{ pluginRegistered: true, error: '' }]);
   expect(csi.calls.map((c) => c.method)).toEqual(['NodeGetInfo']);
 

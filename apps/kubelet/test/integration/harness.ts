@@ -15,6 +15,8 @@ import { promisify } from 'node:util';
 import { parseMountInfo } from '@kubelet-ts/common';
 import type { MountPoint } from '@kubelet-ts/common';
 import { createCriClient, ignoreNotFound } from '@kubelet-ts/cri-client';
+import { createFakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
+import type { FakeRegistrationServer } from '@kubelet-ts/plugin-manager/testing';
 import { runtimeEnv as env, waitFor } from '@kubelet-ts/test-support';
 import type { CriClient } from '@kubelet-ts/cri-client';
 
@@ -371,3 +373,38 @@ export function httpsGet(options: https.RequestOptions): Promise<{ status: numbe
     req.end();
   });
 }
+
+/**
+ * Registers a CSI driver with the kubelet as node-driver-registrar does: a registration socket in
+ * `<root-dir>/plugins_registry` that names the driver's endpoint. Resolves once the kubelet said it
+ * registered the plugin; the server stays up (its `stop` deregisters the driver).
+ */
+export async function registerCsiDriver(kubelet: KubeletUnderTest, name: string, endpoint: string): Promise<FakeRegistrationServer> {
+  const dir = path.join(kubelet.rootDir, 'plugins_registry');
+  await fs.mkdir(dir, { recursive: true });
+  const registration = createFakeRegistrationServer({
+    socketPath: path.join(dir, `${name}-reg.sock`),
+    name,
+    endpoint,
+    supportedVersions: ['1.0.0'],
+  });
+  await registration.start();
+  await eventually('the kubelet registered the driver', async () => registration.statuses.some((s) => s.pluginRegistered), 30_000, 100);
+  return registration;
+}
+
+/**
+ * A `launcher` (CreateKubeletOptions) that runs the kubelet in a mount namespace of its own in which
+ * `file` is bind-mounted over `hostPath` (`unshare -m`, private propagation): the kubelet reads and
+ * writes the host path it always does and sees the test's file.
+ */
+export const bindOver = (file: string, hostPath: string): string[] => [
+  'unshare',
+  '-m',
+  '--propagation',
+  'private',
+  'sh',
+  '-c',
+  `mount --bind "${file}" "${hostPath}" && exec "$@"`,
+  'sh',
+];
