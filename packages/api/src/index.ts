@@ -178,6 +178,14 @@ export {
   getPodQOSClass,
   computePodQOSClass,
 } from './helpers.js';
+export {
+  SYSTEM_CRITICAL_PRIORITY,
+  SYSTEM_PRIORITY_CLASSES,
+  podPriority,
+  isCriticalPodBasedOnPriority,
+  isCriticalPod,
+  preemptable,
+} from './priority.js';
 
 export {
   PodPhase,

@@ -70,12 +70,8 @@ export const EVICTED_REASON = 'Evicted';
 /** Upstream v1.PodReasonTerminationByKubelet, on the DisruptionTarget condition of an evicted pod. */
 export const TERMINATION_BY_KUBELET_REASON = 'TerminationByKubelet';
 
-/** Upstream scheduling.SystemCriticalPriority and the two built-in classes. */
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
-export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = Object.freeze({
-  'system-cluster-critical': SYSTEM_CRITICAL_PRIORITY,
-  'system-node-critical': SYSTEM_CRITICAL_PRIORITY + 1000,
-});
+// Upstream scheduling.SystemCriticalPriority and the two built-in classes: one home, @kubelet-ts/api.
+export { SYSTEM_CRITICAL_PRIORITY, SYSTEM_PRIORITY_CLASSES } from '@kubelet-ts/api';
 
 /** Taint key a BestEffort pod may tolerate to be admitted under memory pressure (upstream TaintNodeMemoryPressure). */
 export const TAINT_NODE_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';

@@ -30,7 +30,7 @@ export const KUBELET_LOGIND_CONF = '99-kubelet.conf';
 
 /** Upstream scheduling.DefaultPriorityWhenNoDefaultClassExists and SystemCriticalPriority. */
 export const DEFAULT_PRIORITY = 0;
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
+export { SYSTEM_CRITICAL_PRIORITY } from '@kubelet-ts/api';
 
 /** The metrics (GracefulNodeShutdownBasedOnPodPriority on): the last shutdown's start and end, in Unix seconds. */
 export const GRACEFUL_SHUTDOWN_START_TIME_METRIC = 'kubelet_graceful_shutdown_start_time_seconds';

@@ -1,4 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
+import { podPriority } from '@kubelet-ts/api';
 import { DEFAULT_PRIORITY, SYSTEM_CRITICAL_PRIORITY } from './constants.js';
 
 /** One priority group of upstream's shutdownGracePeriodByPodPriority: pods of at least `priority` get this many seconds. */
@@ -7,18 +8,8 @@ export interface ShutdownGracePeriodByPodPriority {
   shutdownGracePeriodSeconds: number;
 }
 
-/** The built-in classes: standalone mode has no priority admission to fill spec.priority in (as in eviction-manager). */
-const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
-  'system-cluster-critical': SYSTEM_CRITICAL_PRIORITY,
-  'system-node-critical': SYSTEM_CRITICAL_PRIORITY + 1000,
-};
-
-/** The pod's priority: spec.priority, else a built-in system class's, else 0. */
-export function podPriority(pod: Pod): number {
-  if (typeof pod.spec.priority === 'number') return pod.spec.priority;
-  const cls = pod.spec.priorityClassName;
-  return cls !== undefined ? (SYSTEM_PRIORITY_CLASSES[cls] ?? 0) : 0;
-}
+// The pod's priority: spec.priority, else a built-in system class's, else 0 (one home: @kubelet-ts/api).
+export { podPriority };
 
 /**
  * Upstream migrateConfig: shutdownGracePeriod and shutdownGracePeriodCriticalPods as two groups,
