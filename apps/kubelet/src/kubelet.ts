@@ -465,6 +465,11 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
     node: admissionNode,
     resourceAllocator: agents.cpu.topology,
     allowedUnsafeSysctls: config.allowedUnsafeSysctls ?? [],
+    preempt: {
+      killPod: (pod, request) => lifecycle.evictPod(pod.metadata.uid, request),
+      recorder: ctx.recorder,
+      metrics: ctx.metrics,
+    },
     logger: admissionLogger,
   }))
     lifecycle.addPodAdmitHandler(handler);

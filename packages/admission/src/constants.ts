@@ -1,4 +1,4 @@
-import { Reason } from '@kubelet-ts/api';
+import { EventReason, Reason } from '@kubelet-ts/api';
 
 /** Upstream InsufficientResourcePrefix: the reason of a resource that did not fit is this + its name (`OutOfcpu`). */
 export const INSUFFICIENT_RESOURCE_PREFIX = 'OutOf';
@@ -46,3 +46,14 @@ export const SYSCTL_MAX_LENGTH = 253;
 
 /** Upstream policyvalidation.SysctlContainSlashPatternFmt: a sysctl name or pattern, '.' or '/' separated, `*` last. */
 export const SYSCTL_PATTERN_FORMAT = '([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*([a-z0-9][-_a-z0-9]*)?[a-z0-9*]';
+
+/** Upstream events.PreemptContainer: the reason of a pod preempted for a critical pod (its status and event). */
+export const PREEMPTION_REASON = EventReason.PreemptContainer;
+/** The message of a preempted pod's status and event (upstream preemption.message). */
+export const PREEMPTION_MESSAGE = 'Preempted in order to admit critical pod';
+/** The message of a preempted pod's DisruptionTarget condition. */
+export const PREEMPTION_DISRUPTION_MESSAGE = 'Pod was preempted by Kubelet to accommodate a critical pod.';
+/** Upstream v1.PodReasonTerminationByKubelet: the DisruptionTarget condition's reason. */
+export const TERMINATION_BY_KUBELET_REASON = Reason.TerminationByKubelet;
+/** The message prefix of a refusal the admission failure handler could not recover from (upstream predicate Admit). */
+export const UNEXPECTED_ADMISSION_FAILURE_PREFIX = 'Unexpected error while attempting to recover from admission failure: ';

@@ -1,23 +1,24 @@
 import type { Node, Pod } from '@kubelet-ts/api';
 import { isStaticPod, podRequests, Reason } from '@kubelet-ts/api';
 import { errorMessage, noopLogger } from '@kubelet-ts/common';
-import { ADMISSION_MESSAGES, INSUFFICIENT_RESOURCE_PREFIX, PREDICATE_FAILURE_REASONS } from './constants.js';
+import {
+  ADMISSION_MESSAGES,
+  INSUFFICIENT_RESOURCE_PREFIX,
+  PREDICATE_FAILURE_REASONS,
+  UNEXPECTED_ADMISSION_FAILURE_PREFIX,
+} from './constants.js';
 import { HostPortInfo, hostPorts } from './internal/host-ports.js';
 import { requiredNodeAffinity } from './internal/node-affinity.js';
 import type { Allocatable, Resource } from './internal/resources.js';
 import { addResource, describeInvalid, isExtendedResourceName, nodeAllocatable, toResource } from './internal/resources.js';
 import { neverThrows } from './internal/guard.js';
 import { findUntoleratedTaint } from './internal/taints.js';
-import type { PodAdmitHandler, PodAdmitResult, PredicateAdmitHandlerOptions } from './types.js';
+import type { AdmissionFailure, PodAdmitHandler, PodAdmitResult, PredicateAdmitHandlerOptions } from './types.js';
 
 const LABEL_OS_STABLE = 'kubernetes.io/os';
 
-type PredicateName = keyof typeof PREDICATE_FAILURE_REASONS;
-
 /** Upstream InsufficientResourceError or PredicateFailureError: one failed check of generalFilter. */
-type Failure =
-  | { kind: 'resource'; resourceName: string; requested: number; used: number; capacity: number }
-  | { kind: 'predicate'; name: PredicateName };
+type Failure = AdmissionFailure;
 
 const refuse = (reason: string, message: string): PodAdmitResult => ({ admit: false, reason, message });
 
@@ -67,6 +68,10 @@ function fitsRequest(requested: Resource, podCount: number, used: Resource, allo
     check(name, requested.scalar.get(name) ?? 0, used.scalar.get(name) ?? 0, allocatable.scalar.get(name) ?? 0);
   }
   return failures;
+}
+
+function predicateFailureReason(name: string): string {
+  return (PREDICATE_FAILURE_REASONS as Record<string, string>)[name] ?? name;
 }
 
 function podKey(pod: Pod): string {
@@ -165,13 +170,32 @@ export function createPredicateAdmitHandler(options: PredicateAdmitHandlerOption
       return refuse(Reason.UnexpectedAdmissionError, message);
     }
 
-    const failures = generalFilter(pod, node, otherPods, toResource(requestedAmounts), allocatable, affinity.ok && affinity.match(node));
+    let failures: readonly Failure[] = generalFilter(
+      pod,
+      node,
+      otherPods,
+      toResource(requestedAmounts),
+      allocatable,
+      affinity.ok && affinity.match(node),
+    );
+    let startAfter: Promise<void> | undefined;
+    if (failures.length > 0 && options.admissionFailureHandler !== undefined) {
+      const outcome = options.admissionFailureHandler.handleAdmissionFailure({ pod, otherPods }, failures);
+      if ('error' in outcome) {
+        logger.info('Failed to admit pod, unexpected error while attempting to recover from admission failure', {
+          pod: podKey(pod),
+          err: outcome.error,
+        });
+        return refuse(Reason.UnexpectedAdmissionError, UNEXPECTED_ADMISSION_FAILURE_PREFIX + outcome.error);
+      }
+      ({ failures, startAfter } = outcome);
+    }
     const first = failures[0];
-    if (first === undefined) return { admit: true };
+    if (first === undefined) return startAfter === undefined ? { admit: true } : { admit: true, startAfter };
     const result =
       first.kind === 'resource'
         ? refuse(insufficientResourceReason(first.resourceName), insufficientResourceMessage(first))
-        : refuse(first.name, `Predicate ${first.name} failed: ${PREDICATE_FAILURE_REASONS[first.name]}`);
+        : refuse(first.name, `Predicate ${first.name} failed: ${predicateFailureReason(first.name)}`);
     logger.debug('Predicate failed on Pod', { pod: podKey(pod), err: result.message });
     return result;
   });

@@ -13,6 +13,26 @@ export interface PodAdmitResult {
   /** A CamelCase reason (`OutOfcpu`, `NodeAffinity`, `SysctlForbidden`…) when refused. */
   reason?: string;
   message?: string;
+  /**
+   * An admitted pod starts once this settles: the kills of the pods preempted for it (upstream
+   * blocks HandlePodAdditions on them; kubelet-ts holds back only this pod). Never rejects.
+   */
+  startAfter?: Promise<void>;
+}
+
+/** Upstream lifecycle.PredicateFailureReason: one failed check of the predicate handler. */
+export type AdmissionFailure =
+  /** Upstream InsufficientResourceError: `requested` more than `capacity - used` of `resourceName`. */
+  | { kind: 'resource'; resourceName: string; requested: number; used: number; capacity: number }
+  /** Upstream PredicateFailureError: a scheduler filter by name (`NodeAffinity`, `NodePorts`…). */
+  | { kind: 'predicate'; name: string };
+
+/** What an admission failure handler made of the failures: those left (none = admit), or an error. */
+export type AdmissionFailureOutcome = { failures: readonly AdmissionFailure[]; startAfter?: Promise<void> } | { error: string };
+
+/** Upstream lifecycle.AdmissionFailureHandler: a last chance for a pod the predicates refused. */
+export interface AdmissionFailureHandler {
+  handleAdmissionFailure(attrs: PodAdmitAttributes, failures: readonly AdmissionFailure[]): AdmissionFailureOutcome;
 }
 
 /**
@@ -31,6 +51,8 @@ export interface PredicateAdmitHandlerOptions {
   getNode: () => Node | undefined;
   /** Go's runtime.GOOS of the kubelet: what `spec.os.name` and the `kubernetes.io/os` pod label must be. Default `linux`. */
   os?: string;
+  /** Upstream's admissionFailureHandler: the critical pod preemption of {@link createCriticalPodAdmissionHandler}. Default: none, failures stand. */
+  admissionFailureHandler?: AdmissionFailureHandler;
   logger?: Logger;
 }
 

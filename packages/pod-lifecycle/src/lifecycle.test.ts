@@ -601,6 +601,29 @@ describe('pod lifecycle: admission and eviction', () => {
     expect(h.lifecycle.getPodStatus(running.metadata.uid)?.phase).toBe('Running');
   });
 
+  it('a pod admitted with startAfter (pods preempted for it) starts only once that settles, unless removed meanwhile', async () => {
+    let release!: () => void;
+    const preempted = new Promise<void>((resolve) => (release = resolve));
+    const waitFor = ['critical', 'gone'];
+    const h = start({
+      admitHandlers: [{ admit: (a) => (waitFor.includes(a.pod.metadata.name) ? { admit: true, startAfter: preempted } : { admit: true }) }],
+    });
+    const critical = makePod({ name: 'critical' });
+    const gone = makePod({ name: 'gone' });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [critical, gone] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(5_000);
+    expect(h.syncsOf(critical)).toHaveLength(0);
+    expect(h.runtime.latestContainer(critical.metadata.uid, 'app')).toBeUndefined();
+    // Weighed as active while it waits, so that later pods do not take its room.
+    expect(h.lifecycle.getActivePods().map((p) => p.metadata.name)).toEqual(['critical', 'gone']);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [gone] });
+    release();
+    await h.clock.advance(5_000);
+    expect(h.runtime.latestContainer(critical.metadata.uid, 'app')?.state).toBe('running');
+    expect(h.runtime.latestContainer(gone.metadata.uid, 'app')).toBeUndefined();
+  });
+
   it('evictPod kills with the grace period, resolves once stopped, keeps Failed/Evicted with the condition, and never restarts the pod', async () => {
     const h = start();
     const pod = makePod({ name: 'victim', terminationGracePeriodSeconds: 30 });

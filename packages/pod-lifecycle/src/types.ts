@@ -61,6 +61,11 @@ export interface PodAdmitResult {
   /** A CamelCase reason (`Evicted`, `OutOfmemory`…) when refused. */
   reason?: string;
   message?: string;
+  /**
+   * An admitted pod starts once this settles: the pods preempted for a critical pod are stopped
+   * first (upstream blocks the sync loop on them; here only this pod waits). Should never reject.
+   */
+  startAfter?: Promise<void>;
 }
 
 /**

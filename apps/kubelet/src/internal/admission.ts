@@ -1,9 +1,9 @@
 // Pod admission as upstream wires it in NewMainKubelet: eviction first (added elsewhere), then the
 // sysctl allowlist, then the predicates over the node as the kubelet sees it (getNodeAnyWay).
-import type { PodAdmitHandler as AdmissionHandler } from '@kubelet-ts/admission';
-import { createPredicateAdmitHandler, createSysctlAdmitHandler } from '@kubelet-ts/admission';
+import type { PodAdmitHandler as AdmissionHandler, PreemptPodRequest } from '@kubelet-ts/admission';
+import { createCriticalPodAdmissionHandler, createPredicateAdmitHandler, createSysctlAdmitHandler } from '@kubelet-ts/admission';
 import type { Node, Pod } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { Runnable } from './supervise.js';
 
@@ -61,14 +61,17 @@ export interface AdmitHandlersOptions {
   /** Upstream's resource allocator handler (the CPU manager's exclusive CPUs), between the two. */
   resourceAllocator?: { admit(pod: Pod): { admit: boolean; reason?: string; message?: string } };
   allowedUnsafeSysctls: readonly string[];
+  /** Critical pod preemption (upstream NewCriticalPodAdmissionHandler): how a preempted pod is killed (the lifecycle's evictPod). */
+  preempt: { killPod(pod: Pod, request: PreemptPodRequest): Promise<void>; recorder: EventRecorder; metrics: Metrics };
   logger: Logger;
 }
 
 /** The sysctl, resource allocator and predicate handlers, in upstream order; a bad allowlist throws (upstream does not start). */
 export function admitHandlers(o: AdmitHandlersOptions): AdmissionHandler[] {
+  const admissionFailureHandler = createCriticalPodAdmissionHandler({ ...o.preempt, logger: o.logger });
   return [
     createSysctlAdmitHandler({ allowedUnsafeSysctls: o.allowedUnsafeSysctls, logger: o.logger }),
     ...(o.resourceAllocator === undefined ? [] : [{ admit: (attrs: { pod: Pod }) => o.resourceAllocator!.admit(attrs.pod) }]),
-    createPredicateAdmitHandler({ getNode: () => o.node.get(), logger: o.logger }),
+    createPredicateAdmitHandler({ getNode: () => o.node.get(), admissionFailureHandler, logger: o.logger }),
   ];
 }

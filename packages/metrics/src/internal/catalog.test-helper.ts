@@ -12,6 +12,13 @@ export interface CatalogEntry {
 }
 
 export const CATALOG: readonly CatalogEntry[] = [
+  // admission (critical pod preemption)
+  {
+    kind: 'counter',
+    name: 'kubelet_preemptions',
+    labelNames: ['preemption_signal'],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
   // certificate-manager
   {
     kind: 'counter',

@@ -25,14 +25,19 @@ export interface AdmissionOptions {
   recorder: EventRecorder;
 }
 
+export type AdmitDecision = { admit: false } | { admit: true; startAfter?: Promise<void> };
+
 export interface Admission {
   /**
    * Upstream HandlePodAdditions → canAdmitPod / rejectPod, for pods not started yet. A refused pod
    * is stopped at once (nothing of it may run) and keeps phase Failed with the handler's reason.
+   * An admitted pod may have to wait for `startAfter` (the pods preempted for it).
    */
-  admit(pod: Pod): boolean;
+  admit(pod: Pod): AdmitDecision;
   addPodAdmitHandler(handler: PodAdmitHandler): () => void;
 }
+
+const ADMITTED: AdmitDecision = { admit: true };
 
 export function createAdmission(o: AdmissionOptions): Admission {
   const handlers = [...o.handlers];
@@ -53,9 +58,10 @@ export function createAdmission(o: AdmissionOptions): Admission {
   return {
     admit(pod) {
       const uid = pod.metadata.uid;
-      if (handlers.length === 0 || o.podWorkers.isPodKnown(uid) || o.stoppedByKubelet.has(uid)) return true;
-      if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return true;
+      if (handlers.length === 0 || o.podWorkers.isPodKnown(uid) || o.stoppedByKubelet.has(uid)) return ADMITTED;
+      if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return ADMITTED;
       const otherPods = o.getActivePods().filter((p) => p.metadata.uid !== uid);
+      const waits: Promise<void>[] = [];
       for (const handler of handlers) {
         let result;
         try {
@@ -64,11 +70,12 @@ export function createAdmission(o: AdmissionOptions): Admission {
           o.logger.error('Pod admit handler failed; admitting', { pod: podKey(pod), podUID: uid, err: errorMessage(err) });
           continue;
         }
+        if (result.startAfter !== undefined) waits.push(result.startAfter.catch(() => undefined));
         if (result.admit) continue;
         reject(pod, result.reason ?? 'UnexpectedAdmissionError', result.message ?? '');
-        return false;
+        return { admit: false };
       }
-      return true;
+      return waits.length === 0 ? ADMITTED : { admit: true, startAfter: Promise.all(waits).then(() => undefined) };
     },
     addPodAdmitHandler(handler) {
       handlers.push(handler);

@@ -52,14 +52,22 @@ export function createSyncLoop(o: SyncLoopOptions): SyncLoop {
   let loopEntryTime: number | undefined;
   let started = false;
 
+  // A pod that waited for the pods preempted for it: started unless a source removed it meanwhile.
+  const startAdmitted = (uid: string): void => {
+    const pod = pods.getPodByUID(uid);
+    if (pod !== undefined && !podWorkers.isPodKnown(uid)) dispatch(pod, 'create');
+  };
+
   const handlePodUpdate = (update: PodUpdate): void => {
     logger.info(`SyncLoop ${update.op}`, { source: update.source, pods: update.pods.map(podKey) });
     switch (update.op) {
       case 'ADD':
         for (const pod of byCreation(update.pods)) {
           pods.updatePod(pod);
-          if (!o.admission.admit(pod)) continue;
-          dispatch(pod, 'create');
+          const decision = o.admission.admit(pod);
+          if (!decision.admit) continue;
+          if (decision.startAfter === undefined) dispatch(pod, 'create');
+          else void decision.startAfter.then(() => startAdmitted(pod.metadata.uid));
         }
         break;
       case 'UPDATE':
