@@ -10,9 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { BUSYBOX, createKubelet, eventually, httpsGet } from './harness.js';
+import { BUSYBOX, eventually, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
-import { conditionOf, kubectlFor } from './kubectl.js';
+import type { ClusterKubelet } from './cluster-kubelet.js';
+import { jwtClaims, startClusterKubelet } from './cluster-kubelet.js';
+import { kubectlFor } from './kubectl.js';
 
 const cp = controlPlaneEnv();
 const kubectl = kubectlFor(cp);
@@ -71,31 +73,16 @@ function podOn(
   };
 }
 
+let cluster: ClusterKubelet;
+
 beforeAll(async () => {
-  kubelet = await createKubelet('obj', { apiServer: { bootstrapKubeconfig: cp.bootstrapKubeconfig, nodeIp: cp.nodeIp } });
+  cluster = await startClusterKubelet(cp, kubectl, 'obj', ns);
+  kubelet = cluster.kubelet;
   out = path.join(kubelet.hostDir, 'out');
   await fs.mkdir(out, { recursive: true });
-  await kubectl('create', 'namespace', ns);
-  await kubelet.start();
-  await eventually(
-    `node ${kubelet.nodeName} Ready`,
-    async () => {
-      if (!kubelet.running()) throw new Error(`kubelet exited:\n${kubelet.output().slice(-4000)}`);
-      return conditionOf(await kubectl.get('node', kubelet.nodeName), 'Ready') === 'True';
-    },
-    // After api-mode.test.ts's API server outage the controller manager takes a while to approve CSRs again.
-    150_000,
-    500,
-  );
 }, 200_000);
 
-afterAll(async () => {
-  // While the kubelet runs, so that it stops and deletes the namespace's pods: none is left in containerd
-  // for the next kubelet on this runtime to find as an orphan.
-  await kubectl('delete', 'namespace', ns, '--timeout=120s').catch(() => undefined);
-  await kubelet?.cleanup();
-  await kubectl('delete', 'node', kubelet.nodeName, '--wait=false').catch(() => undefined);
-}, 180_000);
+afterAll(() => cluster?.teardown(), 180_000);
 
 it('a pod sees a ConfigMap and a Secret through env, envFrom and volumes; an edited ConfigMap reaches the mounted file', async () => {
   await kubectl('create', 'configmap', '-n', ns, 'app-config', '--from-literal=greeting=hello', '--from-literal=conf.txt=v1');
@@ -159,33 +146,41 @@ it('a missing ConfigMap key gives CreateContainerConfigError; the container star
   expect(await eventually('the env value', () => read('later'), 30_000, 250)).toBe('arrived');
 }, 240_000);
 
-it('the kube-api-access volume holds a token bound to the pod that the API server accepts, its CA and namespace', async () => {
+it('a host-network pod calls the API server with the token of its kube-api-access volume (HTTP 200 on /api); the token is bound to the pod', async () => {
+  // The pod itself makes the call, from the node's network namespace, as a host-network agent would
+  // (busybox wget: exit status 0 only on a 2xx answer; it does not check the server's certificate).
+  const api = new URL(cp.apiserver);
   await kubectl.apply(
     podOn(
       'token',
-      'd=/var/run/secrets/kubernetes.io/serviceaccount; cp $d/token /out/token; cp $d/ca.crt /out/ca.crt; cp $d/namespace /out/namespace; sleep 3600',
-      { spec: { automountServiceAccountToken: true } },
+      [
+        'd=/var/run/secrets/kubernetes.io/serviceaccount; cp $d/token /out/token; cp $d/ca.crt /out/ca.crt; cp $d/namespace /out/namespace',
+        `wget -q -O /out/api --no-check-certificate --header "Authorization: Bearer $(cat $d/token)" https://${api.host}/api; echo $? > /out/api-status`,
+        'sleep 3600',
+      ].join('; '),
+      { spec: { automountServiceAccountToken: true, hostNetwork: true } },
     ),
   );
   await eventually('the token pod Running', async () => (await pod('token'))?.status?.phase === 'Running', 90_000, 500);
-  const token = await eventually('the token file', () => read('token'), 30_000, 250);
+  expect(await eventually("the pod's call to /api", () => read('api-status'), 30_000, 250)).toBe('0');
+  expect(JSON.parse((await read('api')) ?? '')).toMatchObject({ kind: 'APIVersions' });
+  const token = (await read('token')) ?? '';
   expect(await read('namespace')).toBe(ns);
-  const ca = await fs.readFile(path.join(out, 'ca.crt'));
-  const server = new URL(cp.apiserver);
+  // The CA file is the cluster's: the API server's certificate verifies with it, and the token works from here too.
   const answer = await httpsGet({
-    host: server.hostname,
-    port: server.port,
+    host: api.hostname,
+    port: api.port,
     path: '/api',
-    ca,
+    ca: await fs.readFile(path.join(out, 'ca.crt')),
     headers: { authorization: `Bearer ${token}` },
   });
   expect(answer.status).toBe(200);
-  expect(JSON.parse(answer.body)).toMatchObject({ kind: 'APIVersions' });
   // Bound to this pod: the token's claims name it.
-  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
-    'kubernetes.io'?: { namespace?: string; pod?: { name?: string }; serviceaccount?: { name?: string } };
-  };
-  expect(claims['kubernetes.io']).toMatchObject({ namespace: ns, pod: { name: 'token' }, serviceaccount: { name: 'default' } });
+  expect(jwtClaims(token)['kubernetes.io']).toMatchObject({
+    namespace: ns,
+    pod: { name: 'token' },
+    serviceaccount: { name: 'default' },
+  });
 }, 240_000);
 
 it('downward API env and files match the pod; a label change reaches the labels file', async () => {

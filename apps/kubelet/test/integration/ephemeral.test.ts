@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
-import { BUSYBOX, createKubelet, eventually } from './harness.js';
+import { BUSYBOX, eventually } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
+import type { ClusterKubelet } from './cluster-kubelet.js';
+import { startClusterKubelet } from './cluster-kubelet.js';
 import { conditionOf, kubectlFor } from './kubectl.js';
 
 const cp = controlPlaneEnv();
@@ -36,26 +38,14 @@ interface DebuggedPod {
   };
 }
 
+let cluster: ClusterKubelet;
+
 beforeAll(async () => {
-  kubelet = await createKubelet('eph', { apiServer: { bootstrapKubeconfig: cp.bootstrapKubeconfig, nodeIp: cp.nodeIp } });
-  await kubectl('create', 'namespace', ns);
-  await kubelet.start();
-  await eventually(
-    `node ${kubelet.nodeName} Ready`,
-    async () => {
-      if (!kubelet.running()) throw new Error(`kubelet exited:\n${kubelet.output().slice(-4000)}`);
-      return conditionOf((await kubectl.get('node', kubelet.nodeName)) as never, 'Ready') === 'True' ? true : undefined;
-    },
-    150_000,
-    500,
-  );
+  cluster = await startClusterKubelet(cp, kubectl, 'eph', ns);
+  kubelet = cluster.kubelet;
 }, 200_000);
 
-afterAll(async () => {
-  await kubectl('delete', 'namespace', ns, '--timeout=120s').catch(() => undefined);
-  await kubelet?.cleanup();
-  await kubectl('delete', 'node', kubelet.nodeName, '--wait=false').catch(() => undefined);
-}, 180_000);
+afterAll(() => cluster?.teardown(), 180_000);
 
 it('kubectl debug --target: the ephemeral container runs in the target PID namespace, with status, logs, exec and a log symlink', async () => {
   await kubectl.apply({

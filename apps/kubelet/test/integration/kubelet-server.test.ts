@@ -19,7 +19,9 @@ import type { TestCa } from '@kubelet-ts/certificate-manager/testing';
 import { controlPlaneEnv } from '@kubelet-ts/test-support';
 import { createKubelet, eventually, freePort, httpsGet } from './harness.js';
 import type { KubeletUnderTest } from './harness.js';
-import { conditionOf, kubectlFor } from './kubectl.js';
+import type { ClusterKubelet } from './cluster-kubelet.js';
+import { startClusterKubelet } from './cluster-kubelet.js';
+import { kubectlFor } from './kubectl.js';
 import {
   observeAttach,
   observeCp,
@@ -37,28 +39,15 @@ const ns = `kts-srv-${randomBytes(3).toString('hex')}`;
 let kubelet: KubeletUnderTest;
 let port = 0;
 
+let cluster: ClusterKubelet;
+
 beforeAll(async () => {
-  kubelet = await createKubelet('srv', { apiServer: { bootstrapKubeconfig: cp.bootstrapKubeconfig, nodeIp: cp.nodeIp } });
-  await kubectl('create', 'namespace', ns);
-  await kubelet.start();
-  const node = await eventually(
-    `node ${kubelet.nodeName} Ready`,
-    async () => {
-      if (!kubelet.running()) throw new Error(`kubelet exited:\n${kubelet.output().slice(-4000)}`);
-      const n = await kubectl.get<{ status?: { daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }>('node', kubelet.nodeName);
-      return conditionOf(n as never, 'Ready') === 'True' ? n : undefined;
-    },
-    150_000,
-    500,
-  );
-  port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
+  cluster = await startClusterKubelet(cp, kubectl, 'srv', ns);
+  kubelet = cluster.kubelet;
+  port = cluster.node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
 }, 200_000);
 
-afterAll(async () => {
-  await kubectl('delete', 'namespace', ns, '--timeout=120s').catch(() => undefined);
-  await kubelet?.cleanup();
-  await kubectl('delete', 'node', kubelet.nodeName, '--wait=false').catch(() => undefined);
-}, 180_000);
+afterAll(() => cluster?.teardown(), 180_000);
 
 function direct(path: string, token?: string): Promise<{ status: number; body: string }> {
   return httpsGet({
