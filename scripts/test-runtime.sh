@@ -60,6 +60,7 @@ IMAGE_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 APT_PACKAGES=(containerd runc containernetworking-plugins docker-registry skopeo busybox-static
   gcc libc6-dev libcrypt-dev iproute2 iptables util-linux prometheus
+  faketime # token-rotation.test.ts: the kubelet's wall clock moved forward
   curl netcat-openbsd) # the last two go into the conformance images (scripts/runtime/conformance-images.sh)
 # Links to /bin/busybox in the busybox and http-echo images (like `busybox --install -s /bin`).
 BUSYBOX_APPLETS=(sh sleep cat echo ls nc httpd touch rm mkdir test true false date env id ps kill

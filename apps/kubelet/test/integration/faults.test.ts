@@ -257,7 +257,7 @@ describe('faults', () => {
   });
 
   test(`containerd SIGKILLed ${COUNTS.runtimeKills} times under ${COUNTS.runtimePods} pods: no container lost, the kubelet reconnects, new pods start within 30 s`, async () => {
-    // Room for the new pod beside the 110 (upstream's maxPods is 110: the 111th would be OutOfpods).
+    // Room for the new pod beside the 110 (upstream's maxPods is 110: the 111th static pod would be refused).
     await kubelet.start([`--max-pods=${COUNTS.runtimePods + 1}`]);
     await waitHealthy(kubelet);
     const names = await writePods(kubelet, 'rt', COUNTS.runtimePods);

@@ -33,7 +33,7 @@ describe('node settings on the real node', () => {
     kubelet = undefined;
   });
 
-  test('podsPerCore caps the pods at one per CPU: capacity, allocatable, and the next pod is OutOfpods; maxOpenFiles is the kubelet limit', async () => {
+  test('podsPerCore caps the pods at one per CPU: capacity, allocatable, and the next pod is refused for want of a slot; maxOpenFiles is the kubelet limit', async () => {
     env('KUBELET_TS_CRI_ENDPOINT');
     kubelet = await createKubelet('pods-per-core');
     await kubelet.start(['--pods-per-core=1', '--max-open-files=4096']);
@@ -63,7 +63,12 @@ describe('node settings on the real node', () => {
     );
     const refused = phases.filter((p) => p.status?.phase === 'Failed');
     expect(refused).toHaveLength(1);
-    expect(refused[0]?.status?.reason).toBe('OutOfpods');
+    // A static pod is critical: upstream tries to preempt for it, and with only static pods running cannot.
+    expect(refused[0]?.status).toMatchObject({
+      reason: 'UnexpectedAdmissionError',
+      message:
+        'Pod was rejected: Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
+    });
   });
 
   test('localStorageCapacityIsolation: false leaves ephemeral storage out of the node', async () => {
