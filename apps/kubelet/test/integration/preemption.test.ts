@@ -51,7 +51,7 @@ const apiPod = (name: string, resources?: Record<string, unknown>): unknown => (
 });
 const get = (name: string): Promise<PodObj | undefined> => kubectl.get<PodObj>('pod', '-n', ns, name);
 
-it('a static pod short of a pod slot preempts the BestEffort pod (Failed/Preempting, event, metric) and starts after it stopped', async () => {
+it('a static pod short of a pod slot preempts the BestEffort pod (Failed/Preempting, event, metric) and starts after it stopped; a regular pod is OutOfpods', async () => {
   const small = { cpu: '10m', memory: '16Mi' };
   await kubectl.apply({
     apiVersion: 'v1',
@@ -102,6 +102,22 @@ it('a static pod short of a pod slot preempts the BestEffort pod (Failed/Preempt
   expect(events.items.map((e) => [e.type, e.message])).toEqual([['Warning', 'Preempted in order to admit critical pod']]);
   const metrics = await kubectl('get', '--raw', `/api/v1/nodes/${cluster.kubelet.nodeName}/proxy/metrics`);
   expect(metrics).toMatch(/^kubelet_preemptions\{preemption_signal="pods"\} 1$/m);
+
+  // A regular pod is not critical: with the three slots taken it is refused, as upstream.
+  await kubectl.apply(apiPod('late'));
+  const late = await eventually(
+    'late refused',
+    async () => {
+      const p = await get('late');
+      return p?.status?.phase === 'Failed' ? p : undefined;
+    },
+    60_000,
+    500,
+  );
+  expect(late.status).toMatchObject({
+    reason: 'OutOfpods',
+    message: "Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: 3, capacity: 3",
+  });
 
   // The critical pod's container was created only after the preempted one had stopped.
   const victim = (
