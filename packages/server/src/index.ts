@@ -24,12 +24,20 @@ export type {
   UserInfo,
 } from './auth.js';
 export {
+  createWebSocketProtocolAuthenticator,
   createWebhookTokenAuthenticator,
   createX509Authenticator,
   DEFAULT_TOKEN_CACHE_TTL_MS,
   unionAuthenticator,
 } from './authenticators.js';
-export type { UnionAuthenticatorOptions, WebhookTokenAuthenticatorOptions, X509AuthenticatorOptions } from './authenticators.js';
+export type {
+  TokenAuthenticator,
+  UnionAuthenticatorOptions,
+  WebSocketProtocolAuthenticatorOptions,
+  WebhookTokenAuthenticator,
+  WebhookTokenAuthenticatorOptions,
+  X509AuthenticatorOptions,
+} from './authenticators.js';
 export {
   alwaysAllowAuthorizer,
   createWebhookAuthorizer,

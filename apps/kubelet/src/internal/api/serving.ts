@@ -14,6 +14,7 @@ import type { KubeClient } from '@kubelet-ts/kube-client';
 import { subjectAccessReviewsApi, tokenReviewsApi } from '@kubelet-ts/kube-client';
 import {
   alwaysAllowAuthorizer,
+  createWebSocketProtocolAuthenticator,
   createWebhookAuthorizer,
   createWebhookTokenAuthenticator,
   createX509Authenticator,
@@ -71,16 +72,16 @@ export async function createKubeletServing(options: KubeletServingOptions): Prom
   if (clientCA !== undefined) authenticators.push(createX509Authenticator({ clientCA }));
   if (authentication.webhook.enabled) {
     const tokenReviews = tokenReviewsApi(options.client);
-    authenticators.push(
-      createWebhookTokenAuthenticator({
-        reviewer: {
-          review: (token, signal) =>
-            tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }, signal),
-        },
-        cacheTtlMs: durationMs(authentication.webhook.cacheTTL),
-        clock,
-      }),
-    );
+    const tokens = createWebhookTokenAuthenticator({
+      reviewer: {
+        review: (token, signal) =>
+          tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }, signal),
+      },
+      cacheTtlMs: durationMs(authentication.webhook.cacheTTL),
+      clock,
+    });
+    // Upstream's delegating authenticator: the Authorization header, then a WebSocket subprotocol token, one cache.
+    authenticators.push(tokens, createWebSocketProtocolAuthenticator({ tokens }));
   }
   const authenticator = unionAuthenticator(authenticators, { anonymous: authentication.anonymous.enabled });
   const reviews = subjectAccessReviewsApi(options.client);
