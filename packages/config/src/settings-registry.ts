@@ -56,7 +56,7 @@ export const CONFIG_FIELD_SETTINGS: readonly SettingSpec[] = [
   impl('tlsMinVersion'),
   impl('rotateCertificates', 'client certificate rotation (API mode)'),
   impl('serverTLSBootstrap', 'serving certificate from a CSR (API mode)'),
-  impl('authentication.x509.clientCAFile'),
+  impl('authentication.x509.clientCAFile', 'read again when the file changes and every minute; a bad file keeps the last good bundle'),
   impl('authentication.webhook.enabled', 'TokenReview'),
   impl('authentication.webhook.cacheTTL'),
   impl('authentication.anonymous.enabled'),

@@ -7,6 +7,8 @@ import type { Clock } from '@kubelet-ts/common';
 import { z } from 'zod';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './auth.js';
 import type { AuthenticationResult, Authenticator, TokenReviewer, UserInfo } from './auth.js';
+import { isClientCAProvider } from './client-ca.js';
+import type { ClientCAProvider } from './client-ca.js';
 import { allHeaders, firstHeader, setHeader } from './internal/headers.js';
 import { parsePemCertificates } from './internal/pem.js';
 import { review } from './internal/review.js';
@@ -16,8 +18,11 @@ const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 
 export interface X509AuthenticatorOptions {
-  /** PEM bundle of the CAs that sign client certificates (`authentication.x509.clientCAFile`). */
-  clientCA: string | Buffer;
+  /**
+   * The CAs that sign client certificates (`authentication.x509.clientCAFile`): a PEM bundle, or a
+   * provider whose current bundle is used for each request (createDynamicClientCA).
+   */
+  clientCA: string | Buffer | ClientCAProvider;
 }
 
 /**
@@ -29,9 +34,25 @@ export interface X509AuthenticatorOptions {
  * server whose `ca` differs (or is unset, which means the system roots) cannot widen the trust.
  */
 export function createX509Authenticator(options: X509AuthenticatorOptions): Authenticator {
-  const roots = parsePemCertificates(options.clientCA, 'clientCA');
-  const anchored = (chain: readonly X509Certificate[]): boolean =>
-    chain.some((cert) => roots.some((root) => root.fingerprint256 === cert.fingerprint256 || issuedBy(cert, root)));
+  const { clientCA } = options;
+  const pemOf = isClientCAProvider(clientCA) ? () => clientCA.current() : () => clientCA;
+  let parsed = { pem: pemOf(), roots: parsePemCertificates(pemOf(), 'clientCA') };
+  // Upstream x509.NewDynamic: each request is verified against the bundle in effect now.
+  const currentRoots = (): X509Certificate[] => {
+    const pem = pemOf();
+    if (pem !== parsed.pem) {
+      try {
+        parsed = { pem, roots: parsePemCertificates(pem, 'clientCA') };
+      } catch {
+        // A provider only hands out bundles it parsed; should one not parse here, keep the last roots.
+      }
+    }
+    return parsed.roots;
+  };
+  const anchored = (chain: readonly X509Certificate[]): boolean => {
+    const roots = currentRoots();
+    return chain.some((cert) => roots.some((root) => root.fingerprint256 === cert.fingerprint256 || issuedBy(cert, root)));
+  };
 
   return {
     authenticate(req) {

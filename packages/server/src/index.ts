@@ -47,6 +47,8 @@ export {
   subjectAccessReviewFor,
 } from './authorizers.js';
 export type { WebhookAuthorizerOptions } from './authorizers.js';
+export { createDynamicClientCA, DEFAULT_CLIENT_CA_CHECK_INTERVAL_MS } from './client-ca.js';
+export type { ClientCAProvider, DynamicClientCA, DynamicClientCAOptions, FileWatch } from './client-ca.js';
 export { createAuthFilter } from './auth-filter.js';
 export type { AuthFilter, AuthFilterOptions, RequestListener } from './auth-filter.js';
 export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.js';
