@@ -58,4 +58,13 @@ export type { ContainerTarget, StreamingSource, StreamOptions } from './streamin
 export { DEBUGGING_PATHS, installConfigz, installDebuggingDisabled, installRunningPods } from './debugging-routes.js';
 export type { RunningPodSummary } from './debugging-routes.js';
 export { installNodeLogs } from './node-logs-route.js';
+export {
+  DEBUG_FLAGS_PATH,
+  installDebugFlags,
+  installDebugFlagsDisabled,
+  installProfiling,
+  installProfilingDisabled,
+  PPROF_PATH,
+} from './profiling-routes.js';
+export type { CpuProfiler, DebugFlagsOptions, ProfilingOptions, VerbositySetter } from './profiling-routes.js';
 export type { NodeLogsOptions } from './node-logs-route.js';
