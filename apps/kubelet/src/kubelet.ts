@@ -9,6 +9,7 @@ import type { CgroupManager, ContainerManager } from '@kubelet-ts/cgroup-manager
 import { createContainerManager } from '@kubelet-ts/cgroup-manager';
 import type { Clock, EventRecorder, LogFields, Logger, Metrics } from '@kubelet-ts/common';
 import { EventType, nodeReference, noopEventRecorder, systemClock } from '@kubelet-ts/common';
+import type { VerbositySetter } from '@kubelet-ts/server';
 import type { FeatureGates, KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
@@ -72,6 +73,8 @@ export interface NodeIdentity {
  */
 export interface KubeletDependencies {
   logger: Logger;
+  /** Changes the verbosity of `logger` (`/debug/flags/v`). Default: none, and the endpoint refuses every value. */
+  logVerbosity?: VerbositySetter;
   clock?: Clock;
   recorder?: EventRecorder;
   metrics?: Metrics;
@@ -136,6 +139,7 @@ interface Context {
   getNodeIPs: () => string[];
   clock: Clock;
   logger: Logger;
+  logVerbosity: VerbositySetter | undefined;
   recorder: EventRecorder;
   metrics: Metrics;
   /** The registries behind /metrics, /metrics/cadvisor, /metrics/resource and /metrics/probes. */
@@ -362,6 +366,13 @@ interface NodeServices {
 }
 
 /** What keeps the node healthy and visible: image GC, log rotation, stats, eviction, node status and the servers. */
+/** A logger given without a way to change its verbosity: `/debug/flags/v` refuses (400). */
+const fixedVerbosity: VerbositySetter = {
+  setVerbosity() {
+    throw new Error("this kubelet's logger has a fixed verbosity");
+  },
+};
+
 function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifecycle): NodeServices {
   const { config, flags, clock, logger } = ctx;
   const { cri, containerManager } = agents;
@@ -492,6 +503,7 @@ function buildNodeServices(ctx: Context, agents: NodeAgents, lifecycle: PodLifec
           configz: () => ({ ...config }),
           runningPods: () => agents.runtime.getPods(false),
           nodeLogDir: NODE_LOG_DIR,
+          logVerbosity: ctx.logVerbosity ?? fixedVerbosity,
         };
   // /metrics/resource and /metrics/cadvisor are computed from the Summary when scraped.
   addSummaryCollectors(ctx.registries, {
@@ -562,6 +574,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     getNodeIPs: () => node.nodeIPs,
     clock,
     logger: deps.logger,
+    logVerbosity: deps.logVerbosity,
     recorder: deps.recorder ?? api?.recorder ?? noopEventRecorder,
     metrics,
     registries,

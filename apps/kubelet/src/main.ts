@@ -22,7 +22,11 @@ await setupHost(config, logger).catch((err: unknown) => {
   process.exit(1);
 });
 
-const kubelet = await unlessStopped(buildKubelet(options, { logger, node, signal: shutdown.signal }), shutdown.signal, logger);
+const kubelet = await unlessStopped(
+  buildKubelet(options, { logger, logVerbosity: logger, node, signal: shutdown.signal }),
+  shutdown.signal,
+  logger,
+);
 await kubelet.run(shutdown.signal);
 logger.info('kubelet-ts stopped; pods keep running');
 process.exit(0);

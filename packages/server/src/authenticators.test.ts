@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { FakeClock } from '@kubelet-ts/common/testing';
 import type { AuthenticationResult, Authenticator } from './auth.js';
-import { createWebhookTokenAuthenticator, unionAuthenticator } from './authenticators.js';
+import { createWebSocketProtocolAuthenticator, createWebhookTokenAuthenticator, unionAuthenticator } from './authenticators.js';
 import { FakeTokenReviewer } from './testing/fake-reviewers.js';
 
 const request = (headers: Record<string, string> = {}): IncomingMessage =>
@@ -123,6 +123,158 @@ describe('createWebhookTokenAuthenticator', () => {
     const pending = authn.authenticate(request({ Authorization: 'Bearer slow' }));
     await clock.advance(1_000);
     expect(await pending).toEqual({ kind: 'failed', message: 'token review failed: token review timed out after 1000ms' });
+  });
+});
+
+/** A request as node parses it: `rawHeaders` in order, `headers` lower-cased (repeats joined with `, `). */
+const rawRequest = (rawHeaders: string[]): IncomingMessage => {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const key = (rawHeaders[i] as string).toLowerCase();
+    const value = rawHeaders[i + 1] as string;
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return { headers, rawHeaders: [...rawHeaders], socket: {} } as unknown as IncomingMessage;
+};
+const bearerProtocol = (token: string): string => `base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
+const webSocket = (...protocols: string[]): string[] => [
+  'Connection',
+  'Upgrade',
+  'Upgrade',
+  'websocket',
+  ...protocols.flatMap((p) => ['Sec-WebSocket-Protocol', p]),
+];
+
+describe('createWebSocketProtocolAuthenticator', () => {
+  const setup = () => {
+    const reviewer = new FakeTokenReviewer();
+    reviewer.setUser('sa-token', { name: 'system:serviceaccount:ns:viewer', groups: ['system:serviceaccounts'] });
+    const clock = new FakeClock();
+    const tokens = createWebhookTokenAuthenticator({ reviewer, clock });
+    return { reviewer, clock, tokens, authn: createWebSocketProtocolAuthenticator({ tokens }) };
+  };
+
+  it('authenticates the token of a base64url.bearer.authorization.k8s.io subprotocol and removes that entry', async () => {
+    const { authn, reviewer } = setup();
+    const req = rawRequest([
+      'Host',
+      'node-1',
+      ...webSocket(`v5.channel.k8s.io, ${bearerProtocol('sa-token')}`, 'v4.channel.k8s.io'),
+      'X-Other',
+      'kept',
+    ]);
+    expect(await authn.authenticate(req)).toEqual({
+      kind: 'authenticated',
+      user: { name: 'system:serviceaccount:ns:viewer', groups: ['system:serviceaccounts'] },
+    });
+    expect(reviewer.calls).toEqual(['sa-token']);
+    // Go's Header.Set: one header, the other entries joined with ",", where the first one was.
+    expect(req.headers['sec-websocket-protocol']).toBe('v5.channel.k8s.io,v4.channel.k8s.io');
+    expect(req.rawHeaders).toEqual([
+      'Host',
+      'node-1',
+      'Connection',
+      'Upgrade',
+      'Upgrade',
+      'websocket',
+      'Sec-WebSocket-Protocol',
+      'v5.channel.k8s.io,v4.channel.k8s.io',
+      'X-Other',
+      'kept',
+    ]);
+  });
+
+  it('shares the bearer-token cache: a token reviewed once is not reviewed again either way', async () => {
+    const { authn, tokens, reviewer, clock } = setup();
+    await tokens.authenticate(request({ Authorization: 'Bearer sa-token' }));
+    await authn.authenticate(rawRequest(webSocket(`v5.channel.k8s.io,${bearerProtocol('sa-token')}`)));
+    expect(reviewer.calls).toEqual(['sa-token']);
+    await clock.advance(120_000);
+    await authn.authenticate(rawRequest(webSocket(`v5.channel.k8s.io,${bearerProtocol('sa-token')}`)));
+    expect(reviewer.calls).toEqual(['sa-token', 'sa-token']);
+  });
+
+  it('ignores requests that are not WebSocket upgrades, and WebSocket requests without a token', async () => {
+    const { authn, reviewer } = setup();
+    const protocol = ['Sec-WebSocket-Protocol', `v5.channel.k8s.io, ${bearerProtocol('sa-token')}`];
+    for (const headers of [
+      protocol,
+      ['Connection', 'Upgrade', 'Upgrade', 'SPDY/3.1', ...protocol],
+      ['Connection', 'keep-alive', 'Upgrade', 'websocket', ...protocol],
+      // Go reads the first Connection header only.
+      ['Connection', 'keep-alive', 'Connection', 'Upgrade', 'Upgrade', 'websocket', ...protocol],
+      webSocket('v5.channel.k8s.io'),
+      webSocket(),
+      // An empty token is no token.
+      webSocket(`v5.channel.k8s.io, ${bearerProtocol('')}`),
+    ]) {
+      const req = rawRequest(headers);
+      expect([headers, await authn.authenticate(req)]).toEqual([headers, { kind: 'not-authenticated' }]);
+    }
+    expect(reviewer.calls).toEqual([]);
+    // Case and list position do not matter for the upgrade headers, as upstream's regexp.
+    expect(
+      await authn.authenticate(
+        rawRequest([
+          'connection',
+          'keep-alive, UPGRADE',
+          'upgrade',
+          'WebSocket',
+          'Sec-WebSocket-Protocol',
+          `x, ${bearerProtocol('sa-token')}`,
+        ]),
+      ),
+    ).toMatchObject({ kind: 'authenticated' });
+  });
+
+  it('fails with upstream texts on two tokens, a malformed one, or a token without another subprotocol', async () => {
+    const { authn, reviewer } = setup();
+    const cases: Array<[string[], string]> = [
+      [
+        webSocket(`v5.channel.k8s.io, ${bearerProtocol('a')}`, bearerProtocol('b')),
+        'multiple base64.bearer.authorization tokens specified',
+      ],
+      [
+        webSocket(`v5.channel.k8s.io, ${bearerProtocol('')}, ${bearerProtocol('b')}`),
+        'multiple base64.bearer.authorization tokens specified',
+      ],
+      [
+        webSocket('v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.c2EtdG9rZW4='),
+        'invalid base64.bearer.authorization token encoding',
+      ],
+      [
+        webSocket('v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.c2E+dG9r'),
+        'invalid base64.bearer.authorization token encoding',
+      ],
+      [
+        webSocket('v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.c2EtdG9rZW4xY'),
+        'invalid base64.bearer.authorization token encoding',
+      ],
+      [
+        webSocket(`v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.${Buffer.from([0xff, 0xfe]).toString('base64url')}`),
+        'invalid base64.bearer.authorization token',
+      ],
+      [webSocket(bearerProtocol('sa-token')), 'missing additional subprotocol'],
+    ];
+    for (const [headers, message] of cases) {
+      const req = rawRequest(headers);
+      expect([headers, await authn.authenticate(req)]).toEqual([headers, { kind: 'failed', message }]);
+      expect(req.rawHeaders).toEqual(headers);
+    }
+    expect(reviewer.calls).toEqual([]);
+  });
+
+  it('fails on a token the review rejects, leaving the header as it was', async () => {
+    const { authn, reviewer } = setup();
+    const headers = webSocket(`v5.channel.k8s.io, ${bearerProtocol('stolen')}`);
+    const req = rawRequest(headers);
+    expect(await authn.authenticate(req)).toEqual({ kind: 'failed', message: 'invalid bearer token' });
+    expect(req.rawHeaders).toEqual(headers);
+    expect(reviewer.calls).toEqual(['stolen']);
+    // An empty entry beside the token counts as another subprotocol (Go splits on "," and keeps it).
+    const trailing = rawRequest(webSocket(`${bearerProtocol('sa-token')},`));
+    expect(await authn.authenticate(trailing)).toMatchObject({ kind: 'authenticated' });
+    expect(trailing.headers['sec-websocket-protocol']).toBe('');
   });
 });
 

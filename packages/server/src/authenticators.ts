@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { X509Certificate, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
@@ -6,6 +7,9 @@ import type { Clock } from '@kubelet-ts/common';
 import { z } from 'zod';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP } from './auth.js';
 import type { AuthenticationResult, Authenticator, TokenReviewer, UserInfo } from './auth.js';
+import { isClientCAProvider } from './client-ca.js';
+import type { ClientCAProvider } from './client-ca.js';
+import { allHeaders, firstHeader, setHeader } from './internal/headers.js';
 import { parsePemCertificates } from './internal/pem.js';
 import { review } from './internal/review.js';
 import { TtlCache } from './internal/ttl-cache.js';
@@ -14,8 +18,11 @@ const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 
 export interface X509AuthenticatorOptions {
-  /** PEM bundle of the CAs that sign client certificates (`authentication.x509.clientCAFile`). */
-  clientCA: string | Buffer;
+  /**
+   * The CAs that sign client certificates (`authentication.x509.clientCAFile`): a PEM bundle, or a
+   * provider whose current bundle is used for each request (createDynamicClientCA).
+   */
+  clientCA: string | Buffer | ClientCAProvider;
 }
 
 /**
@@ -27,9 +34,25 @@ export interface X509AuthenticatorOptions {
  * server whose `ca` differs (or is unset, which means the system roots) cannot widen the trust.
  */
 export function createX509Authenticator(options: X509AuthenticatorOptions): Authenticator {
-  const roots = parsePemCertificates(options.clientCA, 'clientCA');
-  const anchored = (chain: readonly X509Certificate[]): boolean =>
-    chain.some((cert) => roots.some((root) => root.fingerprint256 === cert.fingerprint256 || issuedBy(cert, root)));
+  const { clientCA } = options;
+  const pemOf = isClientCAProvider(clientCA) ? () => clientCA.current() : () => clientCA;
+  let parsed = { pem: pemOf(), roots: parsePemCertificates(pemOf(), 'clientCA') };
+  // Upstream x509.NewDynamic: each request is verified against the bundle in effect now.
+  const currentRoots = (): X509Certificate[] => {
+    const pem = pemOf();
+    if (pem !== parsed.pem) {
+      try {
+        parsed = { pem, roots: parsePemCertificates(pem, 'clientCA') };
+      } catch {
+        // A provider only hands out bundles it parsed; should one not parse here, keep the last roots.
+      }
+    }
+    return parsed.roots;
+  };
+  const anchored = (chain: readonly X509Certificate[]): boolean => {
+    const roots = currentRoots();
+    return chain.some((cert) => roots.some((root) => root.fingerprint256 === cert.fingerprint256 || issuedBy(cert, root)));
+  };
 
   return {
     authenticate(req) {
@@ -137,14 +160,26 @@ export const DEFAULT_TOKEN_CACHE_TTL_MS = 2 * 60_000;
 type CachedToken = { kind: 'authenticated'; user: UserInfo } | { kind: 'failed'; message: string };
 
 /**
+ * Upstream `authenticator.Token`: what a bearer token is worth, whichever way the request carried it
+ * (the Authorization header, a WebSocket subprotocol). `failed` when it does not authenticate.
+ */
+export interface TokenAuthenticator {
+  authenticateToken(token: string): Promise<AuthenticationResult>;
+}
+
+/** The bearer-token request authenticator, whose cached token reviews other authenticators may share. */
+export interface WebhookTokenAuthenticator extends Authenticator, TokenAuthenticator {}
+
+/**
  * Upstream's bearertoken authenticator over the cached webhook token authenticator:
  * `Authorization: Bearer <token>` is sent to the API server as a TokenReview. No such header (or an empty
  * token) is not-authenticated; a token the review does not authenticate is a failure ("invalid bearer
  * token"). Answers are cached by a hash of the token (never the token) for `cacheTtlMs`; reviewer errors
  * and reviews carrying `status.error` are not cached (upstream's delegating config: cacheErrs=false).
- * On success the Authorization header is removed from the request, as upstream does.
+ * On success the Authorization header is removed from the request, as upstream does. `authenticateToken`
+ * answers from the same cache, for `createWebSocketProtocolAuthenticator`.
  */
-export function createWebhookTokenAuthenticator(options: WebhookTokenAuthenticatorOptions): Authenticator {
+export function createWebhookTokenAuthenticator(options: WebhookTokenAuthenticatorOptions): WebhookTokenAuthenticator {
   const clock = options.clock ?? systemClock;
   const ttl = options.cacheTtlMs ?? DEFAULT_TOKEN_CACHE_TTL_MS;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -180,22 +215,91 @@ export function createWebhookTokenAuthenticator(options: WebhookTokenAuthenticat
     return { result: { kind: 'authenticated', user }, cacheable: true };
   };
 
+  const authenticateToken = async (token: string): Promise<AuthenticationResult> => {
+    const key = tokenKey(token, audiences);
+    let result = cache.get(key);
+    if (result === undefined) {
+      const fresh = await reviewToken(token);
+      result = fresh.result;
+      if (fresh.cacheable) cache.set(key, result, ttl);
+    }
+    return result.kind === 'authenticated' ? { kind: 'authenticated', user: structuredClone(result.user) } : result;
+  };
+
   return {
+    authenticateToken,
     async authenticate(req) {
       const token = bearerToken(req.headers.authorization);
       if (token === undefined) return { kind: 'not-authenticated' };
-      const key = tokenKey(token, audiences);
-      let result = cache.get(key);
-      if (result === undefined) {
-        const fresh = await reviewToken(token);
-        result = fresh.result;
-        if (fresh.cacheable) cache.set(key, result, ttl);
-      }
-      if (result.kind === 'authenticated') {
-        delete req.headers.authorization;
-        return { kind: 'authenticated', user: structuredClone(result.user) };
-      }
+      const result = await authenticateToken(token);
+      if (result.kind === 'authenticated') delete req.headers.authorization;
       return result;
+    },
+  };
+}
+
+const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+const BASE64URL_RAW = /^[A-Za-z0-9_-]*$/;
+
+/** Upstream wsstream.IsWebSocketRequest: `Upgrade: websocket` and a Connection header listing upgrade (first values). */
+function isWebSocketRequest(req: IncomingMessage): boolean {
+  if ((firstHeader(req, 'upgrade') ?? '').toLowerCase() !== 'websocket') return false;
+  return /(^|.*,\s*)upgrade($|\s*,)/.test((firstHeader(req, 'connection') ?? '').toLowerCase());
+}
+
+/** Go's base64.RawURLEncoding.DecodeString: the URL alphabet, no padding; undefined when malformed. */
+function decodeRawBase64Url(encoded: string): Buffer | undefined {
+  if (!BASE64URL_RAW.test(encoded) || encoded.length % 4 === 1) return undefined;
+  return Buffer.from(encoded, 'base64url');
+}
+
+export interface WebSocketProtocolAuthenticatorOptions {
+  /** The token authenticator (and cache) the bearer-token authenticator uses. */
+  tokens: TokenAuthenticator;
+}
+
+/**
+ * Upstream websocket.ProtocolAuthenticator: browsers cannot set Authorization on a WebSocket, so a
+ * WebSocket upgrade request may carry its bearer token as a `Sec-WebSocket-Protocol` entry
+ * `base64url.bearer.authorization.k8s.io.<base64url token, unpadded>`. Other requests, and WebSocket
+ * requests without such an entry (or with an empty token), are not-authenticated. Two such entries, a
+ * token that is not base64url or not UTF-8, or a token without another subprotocol beside it (one must
+ * be left to echo back) fail; a token the review does not authenticate fails with `invalid bearer token`.
+ * On success the entry is removed from the header (the others joined with `,`), so that it never reaches
+ * the runtime's streaming server.
+ */
+export function createWebSocketProtocolAuthenticator(options: WebSocketProtocolAuthenticatorOptions): Authenticator {
+  const { tokens } = options;
+  const failed = (message: string): AuthenticationResult => ({ kind: 'failed', message });
+  return {
+    async authenticate(req) {
+      if (!isWebSocketRequest(req)) return { kind: 'not-authenticated' };
+      let token = '';
+      let sawToken = false;
+      const filtered: string[] = [];
+      for (const header of allHeaders(req, 'sec-websocket-protocol')) {
+        for (const entry of header.split(',')) {
+          const protocol = entry.trim();
+          if (!protocol.startsWith(BEARER_PROTOCOL_PREFIX)) {
+            filtered.push(protocol);
+            continue;
+          }
+          if (sawToken) return failed('multiple base64.bearer.authorization tokens specified');
+          sawToken = true;
+          const decoded = decodeRawBase64Url(protocol.slice(BEARER_PROTOCOL_PREFIX.length));
+          if (decoded === undefined) return failed('invalid base64.bearer.authorization token encoding');
+          if (!isUtf8(decoded)) return failed('invalid base64.bearer.authorization token');
+          token = decoded.toString('utf8');
+        }
+      }
+      if (token !== '' && filtered.length === 0) return failed('missing additional subprotocol');
+      if (token === '') return { kind: 'not-authenticated' };
+      const result = await tokens.authenticateToken(token);
+      if (result.kind === 'authenticated') {
+        setHeader(req, 'Sec-WebSocket-Protocol', filtered.join(','));
+        return result;
+      }
+      return result.kind === 'failed' ? result : { kind: 'failed', message: 'invalid bearer token' };
     },
   };
 }

@@ -56,6 +56,9 @@ describe('nodeRequestAttributes', () => {
     ['/flagz', ['configz']],
     ['/containerLogs/ns/p/c', ['proxy']],
     ['/exec/ns/p/c', ['proxy']],
+    // /debug/pprof/ and /debug/flags/v have no subresource of their own upstream.
+    ['/debug/pprof/profile', ['proxy']],
+    ['/debug/flags/v', ['proxy']],
     ['/spec/', ['proxy']],
     ['/', ['proxy']],
     // isSubpath is the path itself or below it, never a longer name

@@ -24,12 +24,20 @@ export type {
   UserInfo,
 } from './auth.js';
 export {
+  createWebSocketProtocolAuthenticator,
   createWebhookTokenAuthenticator,
   createX509Authenticator,
   DEFAULT_TOKEN_CACHE_TTL_MS,
   unionAuthenticator,
 } from './authenticators.js';
-export type { UnionAuthenticatorOptions, WebhookTokenAuthenticatorOptions, X509AuthenticatorOptions } from './authenticators.js';
+export type {
+  TokenAuthenticator,
+  UnionAuthenticatorOptions,
+  WebSocketProtocolAuthenticatorOptions,
+  WebhookTokenAuthenticator,
+  WebhookTokenAuthenticatorOptions,
+  X509AuthenticatorOptions,
+} from './authenticators.js';
 export {
   alwaysAllowAuthorizer,
   createWebhookAuthorizer,
@@ -39,6 +47,8 @@ export {
   subjectAccessReviewFor,
 } from './authorizers.js';
 export type { WebhookAuthorizerOptions } from './authorizers.js';
+export { createDynamicClientCA, DEFAULT_CLIENT_CA_CHECK_INTERVAL_MS } from './client-ca.js';
+export type { ClientCAProvider, DynamicClientCA, DynamicClientCAOptions, FileWatch } from './client-ca.js';
 export { createAuthFilter } from './auth-filter.js';
 export type { AuthFilter, AuthFilterOptions, RequestListener } from './auth-filter.js';
 export { createKubeletServer, KUBELET_MAX_HEADER_BYTES } from './kubelet-server.js';
@@ -48,4 +58,13 @@ export type { ContainerTarget, StreamingSource, StreamOptions } from './streamin
 export { DEBUGGING_PATHS, installConfigz, installDebuggingDisabled, installRunningPods } from './debugging-routes.js';
 export type { RunningPodSummary } from './debugging-routes.js';
 export { installNodeLogs } from './node-logs-route.js';
+export {
+  DEBUG_FLAGS_PATH,
+  installDebugFlags,
+  installDebugFlagsDisabled,
+  installProfiling,
+  installProfilingDisabled,
+  PPROF_PATH,
+} from './profiling-routes.js';
+export type { CpuProfiler, DebugFlagsOptions, ProfilingOptions, VerbositySetter } from './profiling-routes.js';
 export type { NodeLogsOptions } from './node-logs-route.js';

@@ -6,6 +6,8 @@ import { ServerError } from './errors.js';
 import type { Logger } from '@kubelet-ts/common';
 import type { Authenticator, Authorizer } from './auth.js';
 import { createAuthFilter } from './auth-filter.js';
+import { isClientCAProvider } from './client-ca.js';
+import type { ClientCAProvider } from './client-ca.js';
 import { createKubeletHttpServer, KUBELET_MAX_HEADER_BYTES } from './http-server.js';
 import type { KubeletHttpServer } from './http-server.js';
 import { parsePemCertificates } from './internal/pem.js';
@@ -20,8 +22,12 @@ export interface KubeletServerTlsOptions {
    */
   cert?: string | Buffer;
   key?: string | Buffer;
-  /** PEM CA bundle for client certificates (`authentication.x509.clientCAFile`); unset: no certificate is requested. */
-  clientCA?: string | Buffer;
+  /**
+   * CA bundle for client certificates (`authentication.x509.clientCAFile`): PEM, or a provider whose
+   * new bundles verify the handshakes that follow (createDynamicClientCA); unset: no certificate is
+   * requested.
+   */
+  clientCA?: string | Buffer | ClientCAProvider;
   /** `tlsMinVersion`: `VersionTLS10` … `VersionTLS13`; default TLS 1.2. */
   minVersion?: string;
   /** `tlsCipherSuites`: Go's IANA names. */
@@ -59,20 +65,23 @@ export interface KubeletServer extends KubeletHttpServer {
 export function createKubeletServer(options: KubeletServerOptions): KubeletServer {
   const logger = options.logger ?? noopLogger;
   const { tls } = options;
-  if (tls.clientCA !== undefined) parsePemCertificates(tls.clientCA, 'clientCA');
+  const provider = tls.clientCA !== undefined && isClientCAProvider(tls.clientCA) ? tls.clientCA : undefined;
+  let clientCA = provider !== undefined ? provider.current() : (tls.clientCA as string | Buffer | undefined);
+  if (clientCA !== undefined) parsePemCertificates(clientCA, 'clientCA');
   const minVersion = tlsMinVersion(tls.minVersion);
   const { ciphers, tls13Only } = tlsCiphers(tls.cipherSuites);
   let pair = tls.cert !== undefined && tls.key !== undefined ? { cert: tls.cert, key: tls.key } : undefined;
-  const serverOptions: ServerOptions = {
-    ...(pair ?? {}),
+  const baseOptions: ServerOptions = {
     minVersion: tls13Only ? 'TLSv1.3' : minVersion,
     ...(ciphers !== undefined ? { ciphers } : {}),
-    ...(tls.clientCA !== undefined ? { ca: tls.clientCA, requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
+    ...(clientCA !== undefined ? { requestCert: true, rejectUnauthorized: false } : { requestCert: false }),
     maxHeaderSize: KUBELET_MAX_HEADER_BYTES,
     headersTimeout: 60_000,
     requestTimeout: 4 * 60 * 60_000,
     keepAliveTimeout: 90_000,
   };
+  /** The options of the secure context in effect: the base, the client CA and the serving pair. */
+  const secureOptions = (): ServerOptions => ({ ...baseOptions, ...(clientCA !== undefined ? { ca: clientCA } : {}), ...(pair ?? {}) });
   const filter = createAuthFilter({
     authenticator: options.authenticator,
     authorizer: options.authorizer,
@@ -85,21 +94,35 @@ export function createKubeletServer(options: KubeletServerOptions): KubeletServe
     logger,
     name: 'kubelet',
     createServer: (listener) => {
-      running = createServer({ ...serverOptions, ...(pair ?? {}) }, filter(listener));
+      running = createServer(secureOptions(), filter(listener));
       return running;
     },
+  });
+  // A new client CA bundle verifies the handshakes that follow (upstream's x509 authenticator verifies
+  // each request against the dynamic bundle; node verifies at the handshake, so the context follows it).
+  provider?.onChange((pem) => {
+    const previous = clientCA;
+    clientCA = pem;
+    try {
+      createSecureContext(secureOptions());
+    } catch (err) {
+      clientCA = previous;
+      logger.error('Client CA bundle cannot be used, keeping the current one', { err: errorMessage(err) });
+      return;
+    }
+    if (pair !== undefined) running?.setSecureContext(secureOptions());
   });
   return {
     ...server,
     router: server.router,
     setCertificate(next) {
       try {
-        createSecureContext({ ...serverOptions, ...next });
+        createSecureContext({ ...secureOptions(), ...next });
       } catch (err) {
         throw new ServerError('INVALID_TLS_CONFIG', `serving certificate cannot be used: ${errorMessage(err)}`, { cause: err });
       }
       pair = next;
-      running?.setSecureContext({ ...serverOptions, ...next });
+      running?.setSecureContext(secureOptions());
     },
   };
 }

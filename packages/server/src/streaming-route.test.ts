@@ -1,14 +1,19 @@
 import { createServer } from 'node:http';
+import { FakeClock } from '@kubelet-ts/common/testing';
 import type { IncomingMessage, Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { newPod } from '@kubelet-ts/api/testing';
+import type { AuthorizationAttributes } from './auth.js';
+import { createAuthFilter } from './auth-filter.js';
+import { createWebSocketProtocolAuthenticator, createWebhookTokenAuthenticator, unionAuthenticator } from './authenticators.js';
 import { createKubeletHttpServer } from './http-server.js';
 import type { KubeletHttpServer } from './http-server.js';
 import { createRouter } from './router.js';
 import { installStreaming, portsFromQuery, streamOptionsFromQuery } from './streaming-route.js';
 import type { StreamingSource } from './streaming-route.js';
+import { FakeTokenReviewer } from './testing/fake-reviewers.js';
 
 const web = newPod({ name: 'web', namespace: 'prod', uid: 'uid-1', containers: [{ name: 'app' }] });
 
@@ -305,6 +310,52 @@ describe('/exec and /attach', () => {
     const down = rawRequest(port, upgrade('GET', '/exec/prod/web/app?command=ls&output=1'));
     await down.closed;
     expect(down.received()).toMatch(/^HTTP\/1\.1 500 [\s\S]*\r\n\r\ndial tcp 127\.0\.0\.1:\d+: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+  });
+});
+
+describe('a WebSocket stream authenticated by its subprotocol token', () => {
+  it('authenticates the token through the TokenReview port and does not pass it on to the runtime', async () => {
+    backend = await startBackend();
+    const reviewer = new FakeTokenReviewer();
+    reviewer.setUser('browser-token', { name: 'jane', groups: ['devs'] });
+    const tokens = createWebhookTokenAuthenticator({ reviewer, clock: new FakeClock() });
+    const seen: AuthorizationAttributes[] = [];
+    const filter = createAuthFilter({
+      authenticator: unionAuthenticator([tokens, createWebSocketProtocolAuthenticator({ tokens })], { anonymous: false }),
+      authorizer: {
+        authorize: (attrs) => {
+          seen.push(attrs);
+          return Promise.resolve({ decision: 'allow', reason: '' });
+        },
+      },
+      nodeName: 'node-1',
+    });
+    const router = createRouter();
+    installStreaming(router, fakeSource());
+    server = createKubeletHttpServer({ router, createServer: (listener) => createServer(filter(listener)) });
+    const { port } = await server.listen('127.0.0.1', 0);
+    const token = Buffer.from('browser-token').toString('base64url');
+    const client = rawRequest(
+      port,
+      'GET /exec/prod/web/app?command=ls&output=1 HTTP/1.1\r\nHost: node-1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        `Sec-WebSocket-Protocol: v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.${token}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    await client.waitFor('101');
+    expect(seen.map((a) => [a.user.name, a.user.groups, a.verb, a.subresource])).toEqual([
+      ['jane', ['devs', 'system:authenticated'], 'get', 'proxy'],
+    ]);
+    expect(reviewer.calls).toEqual(['browser-token']);
+    expect(backend.seen[0]?.headers['sec-websocket-protocol']).toBe('v5.channel.k8s.io');
+    client.socket.destroy();
+
+    const refused = rawRequest(
+      port,
+      'GET /exec/prod/web/app?command=ls&output=1 HTTP/1.1\r\nHost: node-1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        `Sec-WebSocket-Protocol: v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.${Buffer.from('nope').toString('base64url')}\r\n\r\n`,
+    );
+    await refused.closed;
+    expect(refused.received()).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n[\s\S]*\r\n\r\nUnauthorized$/);
+    expect(backend.seen).toHaveLength(1);
   });
 });
 

@@ -28,6 +28,21 @@ describe('kubelet logging', () => {
     expect(record).toMatchObject({ msg: 'relist', component: 'pleg', pods: 2 });
   });
 
+  it('changes the verbosity at run time for the logger and every child, made before or after', () => {
+    const lines: string[] = [];
+    const root = createKubeletLogger({ verbosity: 2, format: 'json', write: (l) => lines.push(l) });
+    const early = root.child({ component: 'pleg' });
+    early.debug('hidden at 2');
+    root.setVerbosity(4);
+    expect(root.verbosity).toBe(4);
+    early.debug('shown at 4');
+    root.child({ component: 'prober' }).debug('also shown');
+    root.setVerbosity(0);
+    early.debug('hidden again');
+    root.info('info is always written');
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['shown at 4', 'also shown', 'info is always written']);
+  });
+
   it('logs errors as their message under err', () => {
     const lines: string[] = [];
     createKubeletLogger({ verbosity: 0, format: 'json', write: (l) => lines.push(l) }).error('failed', { err: new Error('boom') });

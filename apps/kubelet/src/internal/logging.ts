@@ -5,7 +5,7 @@ import type { LogFields, Logger } from '@kubelet-ts/common';
 export type LogFormat = 'text' | 'json';
 
 export interface KubeletLoggerOptions {
-  /** klog verbosity (`-v`): debug records are written from 4 up, as the kubelet logs its detail at V(4). */
+  /** klog verbosity (`-v`): debug records are written from 4 up, as the kubelet logs its detail at V(4); see setVerbosity. */
   verbosity: number;
   format: LogFormat;
   /** Where lines go; stderr like klog by default. */
@@ -38,12 +38,33 @@ export function formatKlogLine(record: Record<string, unknown>): string {
   return `${letter}${stamp} ${String(pid ?? process.pid).padStart(7)} ${where}] ${JSON.stringify(String(msg ?? ''))}${fields ? ` ${fields}` : ''}\n`;
 }
 
-class PinoAdapter implements Logger {
+/** klog's `-v` from which the kubelet's detail (debug records) is written. */
+const DEBUG_VERBOSITY = 4;
+
+/** The kubelet's logger, whose verbosity `/debug/flags/v` changes while it runs. */
+export interface KubeletLogger extends Logger {
+  readonly verbosity: number;
+  /** Sets `-v` for this logger and every child made from it, before or after (component-base GlogSetter). */
+  setVerbosity(verbosity: number): void;
+}
+
+class PinoAdapter implements KubeletLogger {
   readonly #pino: PinoLogger;
-  constructor(logger: PinoLogger) {
+  // Shared by a logger and its children: pino children keep the level they were made with, so the
+  // threshold is applied here instead.
+  readonly #state: { verbosity: number };
+  constructor(logger: PinoLogger, state: { verbosity: number }) {
     this.#pino = logger;
+    this.#state = state;
+  }
+  get verbosity(): number {
+    return this.#state.verbosity;
+  }
+  setVerbosity(verbosity: number): void {
+    this.#state.verbosity = verbosity;
   }
   debug(msg: string, fields?: LogFields): void {
+    if (this.#state.verbosity < DEBUG_VERBOSITY) return;
     this.#pino.debug(normalize(fields), msg);
   }
   info(msg: string, fields?: LogFields): void {
@@ -55,8 +76,8 @@ class PinoAdapter implements Logger {
   error(msg: string, fields?: LogFields): void {
     this.#pino.error(normalize(fields), msg);
   }
-  child(fields: LogFields): Logger {
-    return new PinoAdapter(this.#pino.child(normalize(fields)));
+  child(fields: LogFields): KubeletLogger {
+    return new PinoAdapter(this.#pino.child(normalize(fields)), this.#state);
   }
 }
 
@@ -68,11 +89,14 @@ function normalize(fields: LogFields | undefined): LogFields {
   return out;
 }
 
-/** The kubelet's log sink: pino, with klog-like text (default) or JSON lines, on stderr. */
-export function createKubeletLogger(options: KubeletLoggerOptions): Logger {
+/**
+ * The kubelet's log sink: pino, with klog-like text (default) or JSON lines, on stderr. Debug records
+ * are written from verbosity 4 up; `setVerbosity` moves the threshold while the kubelet runs.
+ */
+export function createKubeletLogger(options: KubeletLoggerOptions): KubeletLogger {
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const destination =
     options.format === 'json' ? { write } : { write: (line: string) => write(formatKlogLine(JSON.parse(line) as Record<string, unknown>)) };
-  const logger = pino({ level: options.verbosity >= 4 ? 'debug' : 'info', base: { pid: process.pid }, messageKey: 'msg' }, destination);
-  return new PinoAdapter(logger);
+  const logger = pino({ level: 'debug', base: { pid: process.pid }, messageKey: 'msg' }, destination);
+  return new PinoAdapter(logger, { verbosity: options.verbosity });
 }

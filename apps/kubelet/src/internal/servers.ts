@@ -10,9 +10,13 @@ import {
   createRouter,
   installContainerLogs,
   installConfigz,
+  installDebugFlags,
+  installDebugFlagsDisabled,
   installDebuggingDisabled,
   installHealthz,
   installNodeLogs,
+  installProfiling,
+  installProfilingDisabled,
   installRunningPods,
   installStreaming,
   pingHealthz,
@@ -29,6 +33,7 @@ import type {
   Router,
   RunningPodSummary,
   StreamingSource,
+  VerbositySetter,
 } from '@kubelet-ts/server';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { installMetricsRoutes } from './metrics-routes.js';
@@ -39,7 +44,15 @@ import { serveStatsSummary } from './stats.js';
 export interface KubeletServersOptions {
   config: Pick<
     KubeletConfiguration,
-    'healthzBindAddress' | 'healthzPort' | 'address' | 'readOnlyPort' | 'port' | 'enableDebuggingHandlers' | 'enableSystemLogHandler'
+    | 'healthzBindAddress'
+    | 'healthzPort'
+    | 'address'
+    | 'readOnlyPort'
+    | 'port'
+    | 'enableDebuggingHandlers'
+    | 'enableSystemLogHandler'
+    | 'enableProfilingHandler'
+    | 'enableDebugFlagsHandler'
   >;
   lifecycle: Pick<PodLifecycle, 'getPods' | 'healthCheckers'>;
   stats: SummaryProvider;
@@ -64,6 +77,8 @@ export interface KubeletServersOptions {
     runningPods: () => Promise<readonly RunningPodSummary[]>;
     /** `/logs/`: the node's log directory (upstream's `/var/log`). */
     nodeLogDir: string;
+    /** `/debug/flags/v`: the kubelet logger's verbosity. */
+    logVerbosity: VerbositySetter;
   };
   logger: Logger;
 }
@@ -114,7 +129,7 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
     router.get('/pods', async (_req, res) => sendJson(res, 200, podListBody(lifecycle.getPods())));
     serveStatsSummary({ router }, options.stats, logger);
     installMetricsRoutes(router, options.metrics);
-    if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config.enableSystemLogHandler !== false);
+    if (config.enableDebuggingHandlers !== false) installDebuggingHandlers(router, auth, config, logger);
     else installDebuggingDisabled(router);
     const server = createKubeletServer({ ...auth, tls: { ...auth.tls, ...auth.certificates.current() }, router, logger });
     // A renewed serving certificate, or reloaded tlsCertFile, serves the next handshakes.
@@ -149,15 +164,27 @@ export function createKubeletServers(options: KubeletServersOptions): KubeletSer
 }
 
 /**
- * Upstream InstallAuthRequiredHandlers and InstallSystemLogHandler (`enableDebuggingHandlers`): logs,
- * streaming, /configz, /runningpods/, and `/logs/` unless `enableSystemLogHandler` is off (then 405
- * `logs endpoint is disabled.`).
+ * Upstream InstallDebuggingHandlers, InstallSystemLogHandler, InstallProfilingHandler and
+ * InstallDebugFlagsHandler (all under `enableDebuggingHandlers`): logs, streaming, /configz,
+ * /runningpods/; `/logs/` unless `enableSystemLogHandler` is off (405 `logs endpoint is disabled.`);
+ * `/debug/pprof/` (V8 profiles) unless `enableProfilingHandler` is off (405 `profiling endpoint is
+ * disabled.`); `/debug/flags/v` unless `enableDebugFlagsHandler` is off (405 `flags endpoint is
+ * disabled.`).
  */
-function installDebuggingHandlers(router: Router, auth: NonNullable<KubeletServersOptions['authenticated']>, systemLogs: boolean): void {
+function installDebuggingHandlers(
+  router: Router,
+  auth: NonNullable<KubeletServersOptions['authenticated']>,
+  config: KubeletServersOptions['config'],
+  logger: Logger,
+): void {
   installContainerLogs(router, auth.containerLogs);
   installStreaming(router, auth.streaming);
   installConfigz(router, auth.configz);
   installRunningPods(router, auth.runningPods);
-  if (systemLogs) installNodeLogs(router, { dir: auth.nodeLogDir });
+  if (config.enableSystemLogHandler !== false) installNodeLogs(router, { dir: auth.nodeLogDir });
   else router.add('*', '/logs/*', async (_req, res) => sendText(res, 405, 'logs endpoint is disabled.\n'));
+  if (config.enableProfilingHandler !== false) installProfiling(router, { logger: logger.child({ component: 'pprof' }) });
+  else installProfilingDisabled(router);
+  if (config.enableDebugFlagsHandler !== false) installDebugFlags(router, { verbosity: auth.logVerbosity });
+  else installDebugFlagsDisabled(router);
 }

@@ -278,12 +278,13 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
       nodeInformer: informerRunnable(c.nodeInformer),
       nodeStatus: { run: (signal) => updater.run(signal) },
       nodeLease: { run: (signal) => lease.run(signal) },
-      // The client certificate and the serving certificate (requested, renewed or reloaded).
+      // The client certificate, the serving certificate (requested, renewed or reloaded) and the client CA bundle.
       certificates: {
         run: async (signal) => {
           await Promise.all([
             certificateManager !== undefined ? certificateManager.run(signal) : untilAborted(signal),
             c.serving !== undefined ? c.serving.certificates.run(signal) : untilAborted(signal),
+            c.serving?.clientCA !== undefined ? c.serving.clientCA.run(signal) : untilAborted(signal),
           ]);
         },
       },

@@ -5,7 +5,6 @@
  * upstream BuildAuth's authenticator (x509 client CA, TokenReview webhook, anonymous) and
  * authorizer (SubjectAccessReview webhook or AlwaysAllow) over the API server.
  */
-import { promises as fs } from 'node:fs';
 import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { KubeletConfiguration, KubeletFlags } from '@kubelet-ts/config';
@@ -14,12 +13,14 @@ import type { KubeClient } from '@kubelet-ts/kube-client';
 import { subjectAccessReviewsApi, tokenReviewsApi } from '@kubelet-ts/kube-client';
 import {
   alwaysAllowAuthorizer,
+  createDynamicClientCA,
+  createWebSocketProtocolAuthenticator,
   createWebhookAuthorizer,
   createWebhookTokenAuthenticator,
   createX509Authenticator,
   unionAuthenticator,
 } from '@kubelet-ts/server';
-import type { Authenticator, Authorizer, KubeletServerTlsOptions } from '@kubelet-ts/server';
+import type { Authenticator, Authorizer, DynamicClientCA, KubeletServerTlsOptions } from '@kubelet-ts/server';
 import { createServingCertificates } from './serving-certificates.js';
 import type { ServingCertificates, ServingCertificatesOptions } from './serving-certificates.js';
 
@@ -27,6 +28,8 @@ export interface KubeletServing {
   /** The TLS options but the pair, which `certificates` gives (and changes). */
   tls: Omit<KubeletServerTlsOptions, 'cert' | 'key'>;
   certificates: ServingCertificates;
+  /** `authentication.x509.clientCAFile`, kept current while `run` runs; undefined without one. */
+  clientCA: DynamicClientCA | undefined;
   authenticator: Authenticator;
   authorizer: Authorizer;
 }
@@ -41,14 +44,6 @@ export interface KubeletServingOptions {
   clock: Clock;
   logger: Logger;
   metrics?: Metrics;
-}
-
-async function readFile(path: string, what: string): Promise<string> {
-  try {
-    return await fs.readFile(path, 'utf8');
-  } catch (err) {
-    throw new Error(`${what} ${path}: ${errorMessage(err)}`, { cause: err });
-  }
 }
 
 /** Builds what the server needs; throws naming the configuration field whose file cannot be read. */
@@ -66,21 +61,27 @@ export async function createKubeletServing(options: KubeletServingOptions): Prom
   });
   const { authentication, authorization } = config;
   const clientCAFile = authentication.x509.clientCAFile ?? '';
-  const clientCA = clientCAFile !== '' ? await readFile(clientCAFile, 'authentication.x509.clientCAFile') : undefined;
+  // Upstream's dynamic CA content: the file is watched and re-read every minute, a bad one keeps the last.
+  const clientCA =
+    clientCAFile !== ''
+      ? await createDynamicClientCA({ path: clientCAFile, clock, logger }).catch((err: unknown) => {
+          throw new Error(`authentication.x509.clientCAFile ${clientCAFile}: ${errorMessage(err)}`, { cause: err });
+        })
+      : undefined;
   const authenticators: Authenticator[] = [];
   if (clientCA !== undefined) authenticators.push(createX509Authenticator({ clientCA }));
   if (authentication.webhook.enabled) {
     const tokenReviews = tokenReviewsApi(options.client);
-    authenticators.push(
-      createWebhookTokenAuthenticator({
-        reviewer: {
-          review: (token, signal) =>
-            tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }, signal),
-        },
-        cacheTtlMs: durationMs(authentication.webhook.cacheTTL),
-        clock,
-      }),
-    );
+    const tokens = createWebhookTokenAuthenticator({
+      reviewer: {
+        review: (token, signal) =>
+          tokenReviews.create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }, signal),
+      },
+      cacheTtlMs: durationMs(authentication.webhook.cacheTTL),
+      clock,
+    });
+    // Upstream's delegating authenticator: the Authorization header, then a WebSocket subprotocol token, one cache.
+    authenticators.push(tokens, createWebSocketProtocolAuthenticator({ tokens }));
   }
   const authenticator = unionAuthenticator(authenticators, { anonymous: authentication.anonymous.enabled });
   const reviews = subjectAccessReviewsApi(options.client);
@@ -95,6 +96,7 @@ export async function createKubeletServing(options: KubeletServingOptions): Prom
         });
   return {
     certificates,
+    clientCA,
     tls: {
       ...(clientCA !== undefined ? { clientCA } : {}),
       ...(config.tlsMinVersion !== undefined && config.tlsMinVersion !== '' ? { minVersion: config.tlsMinVersion } : {}),
