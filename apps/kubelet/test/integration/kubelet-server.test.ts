@@ -9,6 +9,7 @@ import { X509Certificate, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type https from 'node:https';
+import { request as httpsRequest } from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { connect as netConnect } from 'node:net';
@@ -41,8 +42,13 @@ let port = 0;
 
 let cluster: ClusterKubelet;
 
+/** The kubelet's clientCAFile: a copy of the cluster CA the reload test may change. */
+let clientCaFile: string;
+
 beforeAll(async () => {
-  cluster = await startClusterKubelet(cp, kubectl, 'srv', ns);
+  clientCaFile = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'kts-client-ca-')), 'ca.crt');
+  await fs.copyFile(cp.caFile, clientCaFile);
+  cluster = await startClusterKubelet(cp, kubectl, 'srv', ns, { config: [`authentication: {x509: {clientCAFile: ${clientCaFile}}}`] });
   kubelet = cluster.kubelet;
   port = cluster.node.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
 }, 200_000);
@@ -263,6 +269,133 @@ describe('hostile input on the kubelet port', () => {
     }
     await stillServing();
   });
+});
+
+describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug endpoints', () => {
+  const raw = (p: string): Promise<string> => kubectl('get', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy${p}`);
+  const issueClient = (ca: TestCa): { cert: string; key: string } => {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const now = Date.now();
+    const subject = { commonName: 'kts-it-admin', organization: ['system:masters'] };
+    return {
+      cert: ca.issue({ subject, publicKey, notBefore: now - 3600_000, notAfter: now + 3600_000 }),
+      key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+  };
+
+  /** The status line of a WebSocket upgrade of an exec in the shell pod, with these subprotocols. */
+  const upgradeStatus = (protocols: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = tlsConnect({ host: cp.nodeIp, port, rejectUnauthorized: false }, () =>
+        socket.write(
+          [
+            `GET /exec/${ns}/shell/web?command=true&output=1 HTTP/1.1`,
+            `Host: ${cp.nodeIp}:${port}`,
+            'Connection: Upgrade',
+            'Upgrade: websocket',
+            'Sec-WebSocket-Version: 13',
+            `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+            `Sec-WebSocket-Protocol: ${protocols}`,
+            '',
+            '',
+          ].join('\r\n'),
+        ),
+      );
+      let head = '';
+      socket.on('data', (d: Buffer) => {
+        head += d.toString('latin1');
+        const end = head.indexOf('\r\n');
+        if (end >= 0) {
+          socket.destroy();
+          resolve(head.slice(0, end));
+        }
+      });
+      socket.on('error', reject);
+    });
+
+  it('takes a bearer token in the WebSocket subprotocol (base64url.bearer.authorization.k8s.io.): 101 with rights, 403 without, 401 for a bad one', async () => {
+    await kubectl('create', 'serviceaccount', '-n', ns, 'debugger');
+    await kubectl('create', 'serviceaccount', '-n', ns, 'plain');
+    await kubectl('create', 'clusterrole', `${ns}-node-proxy`, '--verb=get,create', '--resource=nodes/proxy');
+    await kubectl('create', 'clusterrolebinding', `${ns}-node-proxy`, `--clusterrole=${ns}-node-proxy`, `--serviceaccount=${ns}:debugger`);
+    const bearer = (token: string): string =>
+      `v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
+    try {
+      const allowed = (await kubectl('create', 'token', '-n', ns, 'debugger')).trim();
+      // RBAC is read by the authorizer's cache: the binding may take a moment.
+      expect(
+        await eventually(
+          'an allowed upgrade',
+          async () => ((await upgradeStatus(bearer(allowed))).includes(' 101 ') ? '101' : undefined),
+          30_000,
+          1000,
+        ),
+      ).toBe('101');
+      const plain = (await kubectl('create', 'token', '-n', ns, 'plain')).trim();
+      expect(await upgradeStatus(bearer(plain))).toMatch(/^HTTP\/1\.1 403 /);
+      expect(await upgradeStatus(bearer('not-a-token'))).toMatch(/^HTTP\/1\.1 401 /);
+      expect(await upgradeStatus('v5.channel.k8s.io')).toMatch(/^HTTP\/1\.1 401 /);
+    } finally {
+      await kubectl('delete', 'clusterrolebinding', `${ns}-node-proxy`).catch(() => undefined);
+      await kubectl('delete', 'clusterrole', `${ns}-node-proxy`).catch(() => undefined);
+    }
+  }, 60_000);
+
+  it('reloads authentication.x509.clientCAFile: a client of a new CA is let in without a restart; a broken file keeps the last bundle', async () => {
+    const newCa = createTestCa({ commonName: 'kts-it rotated client CA' });
+    const client = issueClient(newCa);
+    const get = () => httpsGet({ host: cp.nodeIp, port, path: '/healthz', rejectUnauthorized: false, ...client });
+    expect((await get()).status).toBe(401);
+    await fs.writeFile(clientCaFile, `${await fs.readFile(cp.caFile, 'utf8')}${newCa.certificatePem}`);
+    expect(await eventually('the new CA taken', async () => ((await get()).status === 200 ? 200 : undefined), 75_000, 500)).toBe(200);
+    await fs.writeFile(clientCaFile, 'not a certificate\n');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await get()).status).toBe(200);
+    await fs.copyFile(cp.caFile, clientCaFile);
+  }, 120_000);
+
+  it('/logs/ answers a byte range with 206 and an unsatisfiable one with 416', async () => {
+    const name = `kubelet-ts-it-${randomBytes(4).toString('hex')}.log`;
+    await fs.writeFile(`/var/log/${name}`, '0123456789');
+    const clusterCa = createTestCa({
+      existing: { certificatePem: await fs.readFile(cp.caFile, 'utf8'), keyPem: await fs.readFile(cp.caKeyFile, 'utf8') },
+    });
+    const admin = issueClient(clusterCa);
+    const ranged = (range: string) =>
+      new Promise<{ status: number; contentRange: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: cp.nodeIp, port, path: `/logs/${name}`, rejectUnauthorized: false, ...admin, headers: { range } },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, contentRange: res.headers['content-range'], body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect(await ranged('bytes=2-5')).toEqual({ status: 206, contentRange: 'bytes 2-5/10', body: '2345' });
+      expect(await ranged('bytes=-3')).toEqual({ status: 206, contentRange: 'bytes 7-9/10', body: '789' });
+      expect(await ranged('bytes=20-30')).toMatchObject({ status: 416, contentRange: 'bytes */10' });
+    } finally {
+      await fs.rm(`/var/log/${name}`, { force: true });
+    }
+  });
+
+  it('/debug/pprof/ gives a V8 CPU profile, /debug/flags/v sets the log verbosity (node proxy, PUT)', async () => {
+    expect(await raw('/debug/pprof/')).toContain('profile');
+    const profile = JSON.parse(await raw('/debug/pprof/profile?seconds=1')) as { nodes?: unknown[]; startTime?: number; endTime?: number };
+    expect(profile.nodes?.length).toBeGreaterThan(0);
+    expect((profile.endTime ?? 0) - (profile.startTime ?? 0)).toBeGreaterThanOrEqual(900_000);
+    const body = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'kts-flags-')), 'v');
+    await fs.writeFile(body, '6');
+    const put = await kubectl.run(['replace', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/debug/flags/v`, '-f', body]);
+    expect([put.code, put.stdout.trim()]).toEqual([0, 'successfully set klog.logging.verbosity to 6']);
+    // Back to the suite's level.
+    await fs.writeFile(body, '4');
+    expect((await kubectl.run(['replace', '--raw', `/api/v1/nodes/${kubelet.nodeName}/proxy/debug/flags/v`, '-f', body])).code).toBe(0);
+  }, 60_000);
 });
 
 describe('serverTLSBootstrap: a serving certificate from the cluster', () => {
