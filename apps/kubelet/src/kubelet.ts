@@ -288,6 +288,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     maxParallelStarts: effectiveMaxParallelStarts(flags),
     // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).
     recorder: ctx.recorder,
+    // kubelet_started_pods_total, kubelet_started_containers_total and their errors.
+    metrics: ctx.metrics,
     clock,
     logger: logger.child({ component: 'kuberuntime' }),
   });

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Container, Pod } from '@kubelet-ts/api';
-import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
-import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Backoff, Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
+import { noopEventRecorder, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { ImagePuller, PullCredentialsFn } from './image-puller.js';
@@ -11,6 +11,7 @@ import type { RuntimeContext } from './internal/context.js';
 import { collectGarbage } from './internal/gc.js';
 import { killPod } from './internal/kill-pod.js';
 import { DEFAULT_CONTAINER_LOGS_DIR } from './internal/log-symlink.js';
+import { startMetrics } from './internal/metrics.js';
 import { getPodStatus, getPods } from './internal/pod-status.js';
 import { Semaphore } from './internal/semaphore.js';
 import { syncPod } from './internal/sync-pod.js';
@@ -35,6 +36,11 @@ export interface RuntimeManagerOptions {
    * Pulled, Created, Started, Killing, BackOff, Failed, SandboxChanged…). Default: dropped.
    */
   recorder?: EventRecorder;
+  /**
+   * Where upstream's kubelet_started_pods_total, kubelet_started_pods_errors_total,
+   * kubelet_started_containers_total and kubelet_started_containers_errors_total go. Default: none.
+   */
+  metrics?: Metrics;
   /** CRI runtime handler for sandboxes and images (RuntimeClass); default: the runtime's default. */
   runtimeHandler?: string;
   /** Pull one image at a time (default true). */
@@ -118,6 +124,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     cpusetMemsFor: options.cpusetMemsFor,
     httpHookTimeoutMs: options.httpHookTimeoutMs ?? 10_000,
     starts: new Semaphore(startLimit(options.maxParallelStarts)),
+    startMetrics: startMetrics(options.metrics ?? noopMetrics),
   };
 }
 

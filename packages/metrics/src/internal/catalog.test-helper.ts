@@ -97,6 +97,11 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: ['probe_type', 'result', 'container', 'pod', 'namespace', 'pod_uid'],
   },
   { kind: 'histogram', name: 'prober_probe_duration_seconds', labelNames: ['probe_type', 'container', 'pod', 'namespace'] },
+  // runtime-manager
+  { kind: 'counter', name: 'kubelet_started_pods_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_started_pods_errors_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_started_containers_total', labelNames: ['container_type'] },
+  { kind: 'counter', name: 'kubelet_started_containers_errors_total', labelNames: ['container_type', 'code'] },
   // status-manager
   { kind: 'histogram', name: 'kubelet_pod_status_sync_duration_seconds', labelNames: [] },
 ];
