@@ -62,6 +62,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   // pod-lifecycle
   { kind: 'histogram', name: 'kubelet_pleg_relist_duration_seconds', labelNames: [] },
   { kind: 'histogram', name: 'kubelet_pleg_relist_interval_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_pleg_last_seen_seconds', labelNames: [] },
+  {
+    kind: 'counter',
+    name: 'kubelet_pleg_discard_events',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
   // pod-lifecycle (evented PLEG)
   {
     kind: 'counter',
