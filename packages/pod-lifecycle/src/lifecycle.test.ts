@@ -823,4 +823,39 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(0);
     expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation_type: 'kill' }).length).toBeGreaterThanOrEqual(1);
   });
+
+  it('counts working pods by lifecycle, config and static, and active pods by static, at each housekeeping (upstream HandlePodCleanups)', async () => {
+    const metrics = new RecordingMetrics();
+    const h = start({ metrics }, (runtime) => {
+      const orphan = { uid: 'orphan-uid', name: 'old', namespace: 'default' };
+      runtime.addSandbox(orphan);
+      runtime.addContainer(orphan, 'app');
+    });
+    const staticPod = makePod({ name: 'static', annotations: { 'kubernetes.io/config.source': 'file' } });
+    const apiPod = makePod({ name: 'api', annotations: { 'kubernetes.io/config.source': 'api' } });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [staticPod] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [apiPod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(3_000); // one housekeeping pass, at 2 s
+    const working = (lifecycle: string, config: string, isStatic: string): number | undefined =>
+      metrics.value('kubelet_working_pods', { lifecycle, config, static: isStatic });
+    expect(working('sync', 'desired', 'true')).toBe(1);
+    expect(working('sync', 'desired', '')).toBe(1);
+    // The runtime pod no source has: killed by that pass, without a spec.
+    expect(working('terminating', 'runtime_only', 'unknown')).toBe(1);
+    // Every combination upstream reports, zero included.
+    expect(metrics.samples('kubelet_working_pods')).toHaveLength(15);
+    expect(working('terminated', 'orphan', 'true')).toBe(0);
+    expect(metrics.value('kubelet_active_pods', { static: 'true' })).toBe(1);
+    expect(metrics.value('kubelet_active_pods', { static: '' })).toBe(1);
+    // Upstream's static label values: "true" and "".
+    expect(metrics.value('kubelet_desired_pods', { static: '' })).toBe(1);
+
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [staticPod] });
+    await h.clock.advance(4_000);
+    expect(working('sync', 'desired', 'true')).toBe(0);
+    expect(working('sync', 'desired', '')).toBe(1);
+    expect(metrics.value('kubelet_active_pods', { static: 'true' })).toBe(0);
+    expect(metrics.value('kubelet_active_pods', { static: '' })).toBe(1);
+  });
 });

@@ -297,6 +297,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     rootDir,
     backoff,
     dispatch,
+    getActivePods,
     garbageCollect,
     logger,
     metrics,

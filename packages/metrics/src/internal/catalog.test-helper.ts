@@ -93,6 +93,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'gauge', name: 'kubelet_running_containers', labelNames: ['container_state'] },
   { kind: 'gauge', name: 'kubelet_mirror_pods', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_desired_pods', labelNames: ['static'] },
+  { kind: 'gauge', name: 'kubelet_active_pods', labelNames: ['static'] },
+  { kind: 'gauge', name: 'kubelet_working_pods', labelNames: ['lifecycle', 'config', 'static'] },
   { kind: 'counter', name: 'kubelet_orphaned_runtime_pods_total', labelNames: [] },
   { kind: 'counter', name: 'kubelet_restarted_pods_total', labelNames: ['static'] },
   { kind: 'histogram', name: 'kubelet_pod_worker_duration_seconds', labelNames: ['operation_type'] },

@@ -26,7 +26,7 @@ export function createPodManager(options: { metrics: Metrics; objectRegistry?: P
     help: 'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.',
     labelNames: ['static'],
   });
-  const count = (pod: Pod, by: number): void => desired.inc({ static: String(isStaticPod(pod)) }, by);
+  const count = (pod: Pod, by: number): void => desired.inc({ static: staticLabel(pod) }, by);
   return {
     getPodByUID: (uid) => pods.get(uid),
     hasPod: (uid) => pods.has(uid),
@@ -51,4 +51,9 @@ export function createPodManager(options: { metrics: Metrics; objectRegistry?: P
 
 export function podKey(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+/** Upstream's `static` label of the pod counts: "true" for a static pod, "" for an API pod. */
+export function staticLabel(pod: Pod): string {
+  return isStaticPod(pod) ? 'true' : '';
 }
