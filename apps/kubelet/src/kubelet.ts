@@ -190,6 +190,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     ...(deps.machineCapacity !== undefined ? { machineCapacity: deps.machineCapacity } : {}),
     // Upstream: the root dir's filesystem is the node's ephemeral-storage capacity (localStorageCapacityIsolation).
     ...(config.localStorageCapacityIsolation ? { ephemeralStoragePath: flags.rootDir } : {}),
+    // kubelet_cgroup_manager_duration_seconds.
+    metrics: ctx.metrics,
     clock,
     logger: logger.child({ component: 'cm' }),
   });

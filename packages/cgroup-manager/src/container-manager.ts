@@ -66,6 +66,8 @@ export interface ContainerManagerOptions {
   kill?: (pid: number, signal: NodeJS.Signals) => void;
   clock?: Clock;
   logger?: Logger;
+  /** For the cgroup manager made here: kubelet_cgroup_manager_duration_seconds. Default: none. */
+  metrics?: CgroupManagerOptions['metrics'];
 }
 
 /**
@@ -138,6 +140,7 @@ class ContainerManagerImpl implements ContainerManager {
         ...(options.fs !== undefined ? { fs: options.fs } : {}),
         ...(options.mountinfo !== undefined ? { mountinfo: options.mountinfo } : {}),
         ...(options.systemd !== undefined ? { systemd: options.systemd } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
       });
     this.#root = parseRoot(options.cgroupRoot, this.cgroupManager.driver);
     this.#perQOS = options.cgroupsPerQOS ?? true;

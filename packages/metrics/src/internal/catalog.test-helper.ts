@@ -12,6 +12,8 @@ export interface CatalogEntry {
 }
 
 export const CATALOG: readonly CatalogEntry[] = [
+  // cgroup-manager
+  { kind: 'histogram', name: 'kubelet_cgroup_manager_duration_seconds', labelNames: ['operation_type'] },
   // certificate-manager
   {
     kind: 'counter',
