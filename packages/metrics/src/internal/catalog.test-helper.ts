@@ -48,6 +48,7 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: ['eviction_signal'],
     upstreamLintException: 'counter metrics should have "_total" suffix',
   },
+  { kind: 'histogram', name: 'kubelet_eviction_stats_age_seconds', labelNames: ['eviction_signal'] },
   // image-gc
   { kind: 'counter', name: 'kubelet_image_garbage_collected_total', labelNames: ['reason'] },
   // kube-client
