@@ -58,6 +58,9 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'counter', name: 'rest_client_requests_total', labelNames: ['code', 'host', 'method'] },
   { kind: 'histogram', name: 'rest_client_request_duration_seconds', labelNames: ['verb', 'host'] },
   { kind: 'histogram', name: 'rest_client_rate_limiter_duration_seconds', labelNames: ['verb', 'host'] },
+  // memory-manager
+  { kind: 'counter', name: 'kubelet_memory_manager_pinning_requests_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_memory_manager_pinning_errors_total', labelNames: [] },
   // node-shutdown
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_start_time_seconds', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_end_time_seconds', labelNames: [] },
