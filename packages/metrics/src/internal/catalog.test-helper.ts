@@ -122,4 +122,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'counter', name: 'kubelet_started_containers_errors_total', labelNames: ['container_type', 'code'] },
   // status-manager
   { kind: 'histogram', name: 'kubelet_pod_status_sync_duration_seconds', labelNames: [] },
+  // topology-manager
+  { kind: 'counter', name: 'kubelet_topology_manager_admission_requests_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_topology_manager_admission_errors_total', labelNames: [] },
+  {
+    kind: 'histogram',
+    name: 'kubelet_topology_manager_admission_duration_ms',
+    labelNames: [],
+    upstreamLintException: 'metric names should not contain abbreviated units',
+  },
 ];
