@@ -205,6 +205,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     rootDir: flags.rootDir,
     memoryCapacityBytes: resources.capacity().memoryBytes,
     topologyAffinity: (podUID, containerName) => cpu.topology.affinity(podUID, containerName),
+    metrics: ctx.metrics,
     logger: logger.child({ component: 'memorymanager' }),
   });
   const cpu = await buildCpuManager({
@@ -212,6 +213,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     rootDir: flags.rootDir,
     runtime: cri.runtime,
     hintProviders: [memory.manager],
+    metrics: ctx.metrics,
     clock,
     logger: logger.child({ component: 'cpumanager' }),
   });
