@@ -64,6 +64,12 @@ export const CATALOG: readonly CatalogEntry[] = [
   // node-shutdown
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_start_time_seconds', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_end_time_seconds', labelNames: [] },
+  // node-status
+  { kind: 'gauge', name: 'kubelet_node_startup_pre_kubelet_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_pre_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_post_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_duration_seconds', labelNames: [] },
   // node-status (kubelet-ts extensions)
   { kind: 'counter', name: 'kubelet_ts_node_lease_requests_total', labelNames: ['result'] },
   { kind: 'counter', name: 'kubelet_ts_node_registration_attempts_total', labelNames: ['result'] },
