@@ -105,6 +105,26 @@ describe('createImagePuller', () => {
     expect(images.pulls).toEqual(['other:1']);
   });
 
+  it("tells the pulling time recorder of each pod's pull as it starts and when it succeeded, not of a present image", async () => {
+    const images = new TestImages();
+    images.present.set('busybox:1.36', 'sha256:present');
+    const calls: string[] = [];
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      pullingTimeRecorder: {
+        recordImageStartedPulling: (uid) => calls.push(`started ${uid}`),
+        recordImageFinishedPulling: (uid) => calls.push(`finished ${uid}`),
+      },
+    });
+    await puller.ensureImageExists(pod('u1'), container('busybox:1.36', 'IfNotPresent'));
+    await puller.ensureImageExists(pod('u1'), container('other:1', 'IfNotPresent'));
+    images.pullError = new Error('registry down');
+    await reasonOf(puller.ensureImageExists(pod('u2'), container('third:1', 'IfNotPresent')));
+    // As upstream: a failed pull started, and never finished.
+    expect(calls).toEqual(['started u1', 'finished u1', 'started u2']);
+  });
+
   it('Always pulls even when present; the default for :latest is Always', async () => {
     const images = new TestImages();
     images.present.set('busybox:1.36', 'sha256:present');

@@ -45,6 +45,14 @@ export interface ImagePullerOptions {
    * Default: none, an anonymous pull.
    */
   getPullCredentials?: PullCredentialsFn;
+  /** Told when a pod's image pull starts and when one succeeds (the pod startup latency tracker). Default: none. */
+  pullingTimeRecorder?: ImagePodPullingTimeRecorder;
+}
+
+/** Upstream ImagePodPullingTimeRecorder: the pulls kubelet_pod_start_sli_duration_seconds leaves out. */
+export interface ImagePodPullingTimeRecorder {
+  recordImageStartedPulling(podUID: string): void;
+  recordImageFinishedPulling(podUID: string): void;
 }
 
 /**
@@ -253,6 +261,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
           },
         );
       }
+      options.pullingTimeRecorder?.recordImageStartedPulling(pod.metadata.uid);
       record(EventType.Normal, EventReason.PullingImage, `Pulling image "${container.image}"`);
       const startedAt = clock.now();
       try {
@@ -277,6 +286,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
           callOptions.signal,
           () => new PullAborted('aborted', { cause: callOptions.signal?.reason }),
         );
+        options.pullingTimeRecorder?.recordImageFinishedPulling(pod.metadata.uid);
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();

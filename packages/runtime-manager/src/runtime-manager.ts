@@ -4,7 +4,7 @@ import type { Backoff, Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts
 import { noopEventRecorder, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
-import type { ImagePuller, PullCredentialsFn } from './image-puller.js';
+import type { ImagePodPullingTimeRecorder, ImagePuller, PullCredentialsFn } from './image-puller.js';
 import { createImagePuller } from './image-puller.js';
 import { removeContainer } from './internal/container-remove.js';
 import type { RuntimeContext } from './internal/context.js';
@@ -53,6 +53,8 @@ export interface RuntimeManagerOptions {
   imagePuller?: ImagePuller;
   /** The registry credentials to try for an image, in order (see ImagePullerOptions.getPullCredentials). */
   getPullCredentials?: PullCredentialsFn;
+  /** For the built-in image puller: told of each pod's pulls (the pod startup latency tracker). */
+  pullingTimeRecorder?: ImagePodPullingTimeRecorder;
   /** Node memory for the Burstable OOM score formula; default os.totalmem(). */
   memoryCapacityBytes?: number;
   /** Set a CFS quota from CPU limits (upstream --cpu-cfs-quota, default true). */
@@ -104,6 +106,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
       ...(options.maxParallelImagePulls === undefined ? {} : { maxParallelImagePulls: options.maxParallelImagePulls }),
       ...(options.imageBackoff === undefined ? {} : { backoff: options.imageBackoff }),
       ...(options.getPullCredentials === undefined ? {} : { getPullCredentials: options.getPullCredentials }),
+      ...(options.pullingTimeRecorder === undefined ? {} : { pullingTimeRecorder: options.pullingTimeRecorder }),
     });
   return {
     runtime: options.runtimeService,
