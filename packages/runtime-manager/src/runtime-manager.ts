@@ -38,7 +38,8 @@ export interface RuntimeManagerOptions {
   recorder?: EventRecorder;
   /**
    * Where upstream's kubelet_started_pods_total, kubelet_started_pods_errors_total,
-   * kubelet_started_containers_total and kubelet_started_containers_errors_total go. Default: none.
+   * kubelet_started_containers_total and kubelet_started_containers_errors_total go, and the built-in
+   * image puller's kubelet_image_pull_duration_seconds. Default: none.
    */
   metrics?: Metrics;
   /** CRI runtime handler for sandboxes and images (RuntimeClass); default: the runtime's default. */
@@ -107,6 +108,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
       ...(options.imageBackoff === undefined ? {} : { backoff: options.imageBackoff }),
       ...(options.getPullCredentials === undefined ? {} : { getPullCredentials: options.getPullCredentials }),
       ...(options.pullingTimeRecorder === undefined ? {} : { pullingTimeRecorder: options.pullingTimeRecorder }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
   return {
     runtime: options.runtimeService,

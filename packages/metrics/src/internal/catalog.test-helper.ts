@@ -125,6 +125,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   },
   { kind: 'histogram', name: 'prober_probe_duration_seconds', labelNames: ['probe_type', 'container', 'pod', 'namespace'] },
   // runtime-manager
+  { kind: 'histogram', name: 'kubelet_image_pull_duration_seconds', labelNames: ['image_size_in_bytes'] },
   { kind: 'counter', name: 'kubelet_started_pods_total', labelNames: [] },
   { kind: 'counter', name: 'kubelet_started_pods_errors_total', labelNames: [] },
   { kind: 'counter', name: 'kubelet_started_containers_total', labelNames: ['container_type'] },
