@@ -14,6 +14,7 @@ export interface CatalogEntry {
 export const CATALOG: readonly CatalogEntry[] = [
   // cgroup-manager
   { kind: 'histogram', name: 'kubelet_cgroup_manager_duration_seconds', labelNames: ['operation_type'] },
+  { kind: 'gauge', name: 'kubelet_cgroup_version', labelNames: [] },
   // certificate-manager
   {
     kind: 'counter',
