@@ -248,6 +248,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     logger,
     resyncIntervalMs: syncFrequencyMs,
     requeue: (uid, delayMs) => workQueue.enqueue(uid, delayMs),
+    metrics,
     ...(options.random !== undefined ? { random: options.random } : {}),
   });
   const dispatcher = createDispatcher(podWorkers, pods);

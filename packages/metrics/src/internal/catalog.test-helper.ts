@@ -115,6 +115,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'counter', name: 'kubelet_restarted_pods_total', labelNames: ['static'] },
   { kind: 'histogram', name: 'kubelet_pod_worker_duration_seconds', labelNames: ['operation_type'] },
   { kind: 'histogram', name: 'kubelet_pod_start_duration_seconds', labelNames: [] },
+  { kind: 'histogram', name: 'kubelet_containers_per_pod_count', labelNames: [] },
   { kind: 'histogram', name: 'kubelet_pod_start_sli_duration_seconds', labelNames: [] },
   { kind: 'histogram', name: 'kubelet_pod_start_total_duration_seconds', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_first_network_pod_start_sli_duration_seconds', labelNames: [] },
