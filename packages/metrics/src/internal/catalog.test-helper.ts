@@ -132,6 +132,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'counter', name: 'kubelet_started_pods_errors_total', labelNames: [] },
   { kind: 'counter', name: 'kubelet_started_containers_total', labelNames: ['container_type'] },
   { kind: 'counter', name: 'kubelet_started_containers_errors_total', labelNames: ['container_type', 'code'] },
+  { kind: 'counter', name: 'kubelet_sleep_action_terminated_early_total', labelNames: [] },
   // status-manager
   { kind: 'histogram', name: 'kubelet_pod_status_sync_duration_seconds', labelNames: [] },
   // topology-manager

@@ -35,11 +35,16 @@ export interface RuntimeContext {
   readonly httpHookTimeoutMs: number;
   /** Bounds RunPodSandbox calls and CreateContainer + StartContainer pairs together (maxParallelStarts). */
   readonly starts: Semaphore;
-  /** Upstream's started pods and containers counters. */
+  /** Upstream's started pods and containers counters, and the sleep hooks cut short. */
   readonly startMetrics: StartMetrics;
 }
 
 /** What the postStart/preStop handler runner needs. */
 export function hookDeps(ctx: RuntimeContext): HandlerRunnerDeps {
-  return { runtimeService: ctx.runtime, clock: ctx.clock, httpTimeoutMs: ctx.httpHookTimeoutMs };
+  return {
+    runtimeService: ctx.runtime,
+    clock: ctx.clock,
+    httpTimeoutMs: ctx.httpHookTimeoutMs,
+    sleepTerminatedEarly: ctx.startMetrics.sleepTerminatedEarly,
+  };
 }

@@ -3,7 +3,7 @@ import type { Counter, Metrics } from '@kubelet-ts/common';
 /** Upstream's `container_type` label values (metrics.Container, metrics.InitContainer, metrics.EphemeralContainer). */
 export type StartedContainerType = 'container' | 'init_container' | 'ephemeral_container';
 
-/** Upstream's started pods and containers counters, as kuberuntime's SyncPod records them. */
+/** Upstream's started pods and containers counters, as kuberuntime's SyncPod records them, and the sleep hooks cut short. */
 export interface StartMetrics {
   /** kubelet_started_pods_total: sandboxes the kubelet tried to create. */
   readonly pods: Counter;
@@ -13,6 +13,8 @@ export interface StartMetrics {
   readonly containers: Counter<'container_type'>;
   /** kubelet_started_containers_errors_total: by the start's error code (ErrImagePull, CreateContainerError…). */
   readonly containerErrors: Counter<'container_type' | 'code'>;
+  /** kubelet_sleep_action_terminated_early_total: sleep hooks cut short. */
+  readonly sleepTerminatedEarly: Counter;
 }
 
 export function startMetrics(metrics: Metrics): StartMetrics {
@@ -31,6 +33,10 @@ export function startMetrics(metrics: Metrics): StartMetrics {
       name: 'kubelet_started_containers_errors_total',
       help: 'Cumulative number of errors when starting containers',
       labelNames: ['container_type', 'code'],
+    }),
+    sleepTerminatedEarly: metrics.counter({
+      name: 'kubelet_sleep_action_terminated_early_total',
+      help: 'The number of times lifecycle sleep handler got terminated before it finishes',
     }),
   };
 }
