@@ -542,13 +542,20 @@ describe('pod lifecycle: volumes and pod directories', () => {
   it('never removes an orphaned pod dir with something mounted in it, nor one before sources are ready', async () => {
     const dir = join(root, 'pods', 'gone-uid');
     await mkdir(join(dir, 'volumes'), { recursive: true });
-    const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')] });
+    await mkdir(join(root, 'pods', 'other-gone-uid'), { recursive: true });
+    const metrics = new RecordingMetrics();
+    const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')], metrics });
     await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     h.lifecycle.setSourcesReady();
     await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     expect(h.logger.find('Failed to clean up orphaned pod directory')[0]?.fields.err).toContain('volumes are still mounted');
+    // Upstream's counts of the last sweep: two orphaned pods, one that could not be cleaned.
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes')).toBe(2);
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes_errors')).toBe(1);
+    await h.housekeeping();
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes')).toBe(1);
   });
 });
 

@@ -112,6 +112,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'gauge', name: 'kubelet_active_pods', labelNames: ['static'] },
   { kind: 'gauge', name: 'kubelet_working_pods', labelNames: ['lifecycle', 'config', 'static'] },
   { kind: 'counter', name: 'kubelet_orphaned_runtime_pods_total', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_orphan_pod_cleaned_volumes', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_orphan_pod_cleaned_volumes_errors', labelNames: [] },
   { kind: 'counter', name: 'kubelet_restarted_pods_total', labelNames: ['static'] },
   { kind: 'histogram', name: 'kubelet_pod_worker_duration_seconds', labelNames: ['operation_type'] },
   { kind: 'histogram', name: 'kubelet_pod_start_duration_seconds', labelNames: [] },

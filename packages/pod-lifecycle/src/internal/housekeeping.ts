@@ -68,6 +68,15 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     help: 'Number of pods the kubelet is actually running, broken down by lifecycle phase, whether the pod is desired, orphaned, or runtime only (also orphaned), and whether the pod is static. An orphaned pod has been removed from local configuration or force deleted in the API and consumes resources that are not otherwise visible.',
     labelNames: ['lifecycle', 'config', 'static'],
   });
+  // Upstream cleanupOrphanedPodDirs' counts of its last sweep.
+  const orphanPodCleanedVolumes = o.metrics.gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes',
+    help: 'The total number of orphaned Pods whose volumes were cleaned in the last periodic sweep.',
+  });
+  const orphanPodCleanedVolumesErrors = o.metrics.gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes_errors',
+    help: 'The number of orphaned Pods whose volumes failed to be cleaned in the last periodic sweep.',
+  });
   let current: Promise<void> | undefined;
 
   // Upstream HandlePodCleanups' counts, once the workers are synced and the orphans are being killed: every
@@ -149,7 +158,13 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     // The desired set is read again here: a pod added while the runtime was listed may already have its cgroup.
     const isRemovable = (uid: string): boolean => removable(uid, stillRunning);
     if (o.podCgroups !== undefined) await cleanupPodCgroups(o, o.podCgroups, pods.getPods(), isRemovable);
-    if (o.rootDir !== undefined) await cleanupPodDirs(o, o.rootDir, isRemovable);
+    if (o.rootDir !== undefined) {
+      const cleaned = await cleanupPodDirs(o, o.rootDir, isRemovable);
+      if (cleaned !== undefined) {
+        orphanPodCleanedVolumes.set(cleaned.total);
+        orphanPodCleanedVolumesErrors.set(cleaned.failed);
+      }
+    }
     o.backoff.gc();
   };
 
@@ -221,23 +236,34 @@ async function cleanupPodCgroups(
   }
 }
 
-// Upstream cleanupOrphanedPodDirs: the directories (and volumes) of pods that are gone.
-async function cleanupPodDirs(o: HousekeepingOptions, rootDir: string, removable: (uid: string) => boolean): Promise<void> {
+// Upstream cleanupOrphanedPodDirs: the directories (and volumes) of pods that are gone. Returns how many it
+// tried and how many failed (undefined when the pod directories could not be listed: upstream then sets no count).
+async function cleanupPodDirs(
+  o: HousekeepingOptions,
+  rootDir: string,
+  removable: (uid: string) => boolean,
+): Promise<{ total: number; failed: number } | undefined> {
   const { logger } = o;
-  let dirs: string[] = [];
+  let dirs: string[];
   try {
     dirs = await listPodDirs(rootDir);
   } catch (err) {
     logger.error('Failed to list pod directories', { err: errorMessage(err) });
+    return undefined;
   }
+  let total = 0;
+  let failed = 0;
   for (const uid of dirs) {
     if (!removable(uid)) continue;
+    total++;
     try {
       if (o.volumes !== undefined) await o.volumes.teardownPod(uid);
       await removePodDir(rootDir, uid, o.mountPoints);
       logger.info('Removed orphaned pod directory', { podUID: uid });
     } catch (err) {
+      failed++;
       logger.error('Failed to clean up orphaned pod directory', { podUID: uid, err: errorMessage(err) });
     }
   }
+  return { total, failed };
 }
