@@ -831,6 +831,22 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation_type: 'kill' }).length).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts the ephemeral containers of the pods it has (kubelet_managed_ephemeral_containers)', async () => {
+    const metrics = new RecordingMetrics();
+    const h = start({ metrics });
+    const debug = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `debug-${i}`, image: 'busybox' }));
+    const pod = makePod({ name: 'web', spec: { ephemeralContainers: debug(2) } as Partial<Pod['spec']> });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [makePod({ name: 'plain' })] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(2);
+    const debugged = { ...pod, spec: { ...pod.spec, ephemeralContainers: debug(3) } };
+    h.lifecycle.handlePodUpdate({ op: 'UPDATE', source: 'api', pods: [debugged] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(3);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'api', pods: [debugged] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(0);
+    await h.clock.advance(1_000);
+  });
+
   it('tells the pod startup latency tracker of the statuses it sets and of the pods it removes', async () => {
     const metrics = new RecordingMetrics();
     const clock = new FakeClock();

@@ -110,6 +110,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'gauge', name: 'kubelet_mirror_pods', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_desired_pods', labelNames: ['static'] },
   { kind: 'gauge', name: 'kubelet_active_pods', labelNames: ['static'] },
+  { kind: 'gauge', name: 'kubelet_managed_ephemeral_containers', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_working_pods', labelNames: ['lifecycle', 'config', 'static'] },
   { kind: 'counter', name: 'kubelet_orphaned_runtime_pods_total', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_orphan_pod_cleaned_volumes', labelNames: [] },
