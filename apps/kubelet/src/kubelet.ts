@@ -14,8 +14,8 @@ import type { FeatureGates, KubeletConfiguration, KubeletFlags } from '@kubelet-
 import { durationMs, effectiveMaxParallelStarts, summarizeConfiguration } from '@kubelet-ts/config';
 import type { CriClient } from '@kubelet-ts/cri-client';
 import { createCriClient } from '@kubelet-ts/cri-client';
-import { createPodLifecycle, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
-import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
+import { createPodLifecycle, createPodStartupLatencyTracker, createRuntimeHelper } from '@kubelet-ts/pod-lifecycle';
+import type { PodLifecycle, PodStartupLatencyTracker } from '@kubelet-ts/pod-lifecycle';
 import type { ContainerRuntime } from '@kubelet-ts/container-runtime';
 import { createRuntimeState, goArch } from '@kubelet-ts/node-status';
 import type { RuntimeState } from '@kubelet-ts/node-status';
@@ -146,6 +146,8 @@ interface Context {
   registries: KubeletMetrics;
   /** The runtime's readiness as the Ready condition reports it (upstream runtimeState). */
   runtimeState: RuntimeState;
+  /** kubelet_pod_start_sli_duration_seconds and kubelet_pod_start_total_duration_seconds: told by the sources, pulls and statuses. */
+  podStartup: PodStartupLatencyTracker;
   /** API-server mode; undefined standalone. */
   api: ApiMode | undefined;
 }
@@ -194,6 +196,8 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     ...(deps.machineCapacity !== undefined ? { machineCapacity: deps.machineCapacity } : {}),
     // Upstream: the root dir's filesystem is the node's ephemeral-storage capacity (localStorageCapacityIsolation).
     ...(config.localStorageCapacityIsolation ? { ephemeralStoragePath: flags.rootDir } : {}),
+    // kubelet_cgroup_manager_duration_seconds.
+    metrics: ctx.metrics,
     clock,
     logger: logger.child({ component: 'cm' }),
   });
@@ -207,6 +211,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     rootDir: flags.rootDir,
     memoryCapacityBytes: resources.capacity().memoryBytes,
     topologyAffinity: (podUID, containerName) => cpu.topology.affinity(podUID, containerName),
+    metrics: ctx.metrics,
     logger: logger.child({ component: 'memorymanager' }),
   });
   const cpu = await buildCpuManager({
@@ -214,6 +219,7 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     rootDir: flags.rootDir,
     runtime: cri.runtime,
     hintProviders: [memory.manager],
+    metrics: ctx.metrics,
     clock,
     logger: logger.child({ component: 'cpumanager' }),
   });
@@ -292,6 +298,9 @@ async function buildNodeAgents(ctx: Context, deps: KubeletDependencies): Promise
     maxParallelStarts: effectiveMaxParallelStarts(flags),
     // Pulling, Pulled, Created, Started, Killing, BackOff… (events to the API in API mode).
     recorder: ctx.recorder,
+    // kubelet_started_pods_total, kubelet_started_containers_total and their errors; the pulls the pod startup SLI leaves out.
+    metrics: ctx.metrics,
+    pullingTimeRecorder: ctx.podStartup,
     clock,
     logger: logger.child({ component: 'kuberuntime' }),
   });
@@ -340,6 +349,7 @@ function buildCore(ctx: Context, agents: NodeAgents): PodLifecycle {
     logger: logger.child({ component: 'kubelet' }),
     recorder,
     metrics,
+    podStartupTracker: ctx.podStartup,
   });
   // Probes learn pods, container IDs and pod IPs from status changes and every sync (which re-runs the readiness
   // probe of a running, not-ready container, as upstream); workers go with forgotten pods; a changed result syncs the pod.
@@ -579,6 +589,7 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
     metrics,
     registries,
     runtimeState: createRuntimeState({ clock }),
+    podStartup: createPodStartupLatencyTracker({ clock, metrics, logger: deps.logger.child({ component: 'pod-startup' }) }),
     api,
   };
   // Upstream setupDataDirs (the CPU and memory managers' checkpoints: buildNodeAgents), shared with upstream.
@@ -594,6 +605,8 @@ export async function buildKubelet(options: KubeletOptions, deps: KubeletDepende
       ...(api !== undefined ? [api.podSource] : []),
     ],
     allowedObjectReferences: staticPodObjectReferences(ctx.flags.staticObjectDir),
+    // Upstream's pod config tells the pod startup latency tracker of every API pod it sees.
+    observePod: (pod, whenMs) => ctx.podStartup.observedPodOnWatch(pod, whenMs),
     lifecycle,
     clock: ctx.clock,
     logger: ctx.logger,

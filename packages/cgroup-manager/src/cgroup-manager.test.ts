@@ -1,4 +1,4 @@
-import { FakeClock } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { createCgroupManager } from './cgroup-manager.js';
 import { cgroupLayout, mountPath, parseCgroupMounts } from './internal/mountinfo.js';
 import type { SystemdClient, SystemdProperty } from './systemd.js';
@@ -140,6 +140,30 @@ describe('cgroupfs driver on cgroup v1', () => {
       message: expect.stringContaining('failed to remove cgroup /kubelet-ts/kubepods/burstable/pod-1'),
     });
     tree.failRmdir(0);
+  });
+
+  it('times each create, update and destroy in kubelet_cgroup_manager_duration_seconds, failed ones too', async () => {
+    tree = await createFakeCgroupTree({ mode: 'v1' });
+    const clock = new FakeClock();
+    const metrics = new RecordingMetrics();
+    const cm = createCgroupManager({ fsRoot: tree.fsRoot, fs: tree.fs, clock, metrics, destroyRetries: 2, destroyRetryDelayMs: 100 });
+    await cm.create(POD, { cpuShares: 256 });
+    await cm.update(POD, { cpuShares: 512 });
+    tree.failRmdir(1);
+    await drive(clock, cm.destroy(POD), 100);
+    await cm.create(POD);
+    tree.failRmdir(1000);
+    await drive(
+      clock,
+      cm.destroy(POD).catch(() => undefined),
+      100,
+    );
+    tree.failRmdir(0);
+    // The create's own writes are not an update; the busy destroys took their retry delays.
+    expect(metrics.observations('kubelet_cgroup_manager_duration_seconds', { operation_type: 'create' })).toEqual([0, 0]);
+    expect(metrics.observations('kubelet_cgroup_manager_duration_seconds', { operation_type: 'update' })).toEqual([0]);
+    expect(metrics.observations('kubelet_cgroup_manager_duration_seconds', { operation_type: 'destroy' })).toEqual([0.1, 0.2]);
+    expect(metrics.buckets('kubelet_cgroup_manager_duration_seconds')).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   });
 
   it('lists the pids of the cgroup and its children, and reads usage and the working set', async () => {

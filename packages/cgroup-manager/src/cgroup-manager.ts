@@ -1,5 +1,5 @@
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, Histogram, Logger, Metrics } from '@kubelet-ts/common';
+import { DEFAULT_BUCKETS, errorMessage, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { CgroupDriver, CgroupName } from './cgroup-name.js';
 import { renderCgroupName, toCgroupfs, toSystemd } from './cgroup-name.js';
 import { CgroupError } from './errors.js';
@@ -65,6 +65,8 @@ export interface CgroupManagerOptions {
   destroyRetryDelayMs?: number;
   clock?: Clock;
   logger?: Logger;
+  /** Upstream's kubelet_cgroup_manager_duration_seconds{operation_type}: each create, update and destroy, timed. Default: none. */
+  metrics?: Metrics;
 }
 
 /** The v1 controllers a kubelet cgroup must exist in (upstream: cpu, cpuacct, cpuset, memory, and pids/hugetlb when present). */
@@ -92,6 +94,7 @@ class FsCgroupManager implements CgroupManager {
   readonly #retryDelayMs: number;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #duration: Histogram<'operation_type'>;
   #layout: Promise<CgroupLayout> | undefined;
 
   constructor(options: CgroupManagerOptions) {
@@ -104,6 +107,22 @@ class FsCgroupManager implements CgroupManager {
     this.#retryDelayMs = options.destroyRetryDelayMs ?? 100;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? noopLogger;
+    this.#duration = (options.metrics ?? noopMetrics).histogram<'operation_type'>({
+      name: 'kubelet_cgroup_manager_duration_seconds',
+      help: 'Duration in seconds for cgroup manager operations. Broken down by method.',
+      labelNames: ['operation_type'],
+      buckets: DEFAULT_BUCKETS,
+    });
+  }
+
+  /** Times one operation, failed or not (upstream observes in a defer). */
+  async #timed(operation: 'create' | 'update' | 'destroy', run: () => Promise<void>): Promise<void> {
+    const start = this.#clock.now();
+    try {
+      await run();
+    } finally {
+      this.#duration.observe({ operation_type: operation }, (this.#clock.now() - start) / 1000);
+    }
   }
 
   #loadLayout(): Promise<CgroupLayout> {
@@ -216,7 +235,19 @@ class FsCgroupManager implements CgroupManager {
     await this.#fs.writeFile(`${parent}/cgroup.subtree_control`, wanted.map((c) => `+${c}`).join(' '));
   }
 
-  async create(name: CgroupName, resources: ResourceConfig = {}): Promise<void> {
+  create(name: CgroupName, resources: ResourceConfig = {}): Promise<void> {
+    return this.#timed('create', () => this.#create(name, resources));
+  }
+
+  update(name: CgroupName, resources: ResourceConfig): Promise<void> {
+    return this.#timed('update', () => this.#update(name, resources));
+  }
+
+  destroy(name: CgroupName): Promise<void> {
+    return this.#timed('destroy', () => this.#destroy(name));
+  }
+
+  async #create(name: CgroupName, resources: ResourceConfig): Promise<void> {
     const layout = await this.#loadLayout();
     if (this.driver === 'systemd') {
       const { unit } = systemdUnit(name);
@@ -237,10 +268,11 @@ class FsCgroupManager implements CgroupManager {
         throw CgroupError.from(err, 'IO', `failed to create cgroup ${cgroupPath} in ${mount.mountPoint}`);
       }
     }
-    await this.update(name, resources);
+    // Part of the create (upstream's libcontainer Apply and Set), not an update of its own.
+    await this.#update(name, resources);
   }
 
-  async update(name: CgroupName, resources: ResourceConfig): Promise<void> {
+  async #update(name: CgroupName, resources: ResourceConfig): Promise<void> {
     const layout = await this.#loadLayout();
     if (this.driver === 'systemd') {
       await this.#systemd.setUnitProperties(systemdUnit(name).unit, systemdProperties(resources, layout.mode));
@@ -300,7 +332,7 @@ class FsCgroupManager implements CgroupManager {
     }
   }
 
-  async destroy(name: CgroupName): Promise<void> {
+  async #destroy(name: CgroupName): Promise<void> {
     const layout = await this.#loadLayout();
     if (this.driver === 'systemd') {
       await this.#systemd.stopUnit(systemdUnit(name).unit);

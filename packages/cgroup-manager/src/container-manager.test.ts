@@ -4,7 +4,7 @@ import { newPod } from '@kubelet-ts/api/testing';
 import type { Pod } from '@kubelet-ts/api';
 import { nodeResourceList } from '@kubelet-ts/api';
 import { errorMessage } from '@kubelet-ts/common';
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { createContainerManager } from './container-manager.js';
 import { POD_CGROUP_RECHECK_MS } from './pod-container-manager.js';
 import type { ContainerManagerOptions } from './container-manager.js';
@@ -66,6 +66,15 @@ describe.each(['v1', 'v2'] as const)('container manager on cgroup %s', (mode) =>
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/besteffort', cpuFile)).toBe(mode === 'v1' ? '2' : '1');
     expect(await tree.read(ctl('cpu'), '/kubelet-ts-unit/kubepods/burstable', cpuFile)).toBe(mode === 'v1' ? '2' : '1');
     expect(cm.getNodeAllocatable()?.allocatable).toEqual({ cpuMilli: 3000, memoryBytes: 8 * GiB - 1536 * MiB - 100 * MiB });
+  });
+
+  it('reports the cgroup version at start (upstream cgroupVersionCheck), and times its cgroup operations', async () => {
+    const metrics = new RecordingMetrics();
+    const { cm } = await setup(mode, { metrics });
+    expect(metrics.value('kubelet_cgroup_version')).toBeUndefined();
+    await cm.start();
+    expect(metrics.value('kubelet_cgroup_version')).toBe(mode === 'v1' ? 1 : 2);
+    expect(metrics.observations('kubelet_cgroup_manager_duration_seconds', { operation_type: 'create' }).length).toBeGreaterThanOrEqual(3);
   });
 
   it('puts Burstable pods under burstable, BestEffort under besteffort and Guaranteed directly under kubepods, with their resources', async () => {

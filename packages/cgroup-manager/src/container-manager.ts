@@ -1,7 +1,7 @@
 import type { NodeResources, Pod, Quantity } from '@kubelet-ts/api';
 import { getPodQOSClass } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, Gauge, Logger } from '@kubelet-ts/common';
+import { errorMessage, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { CgroupManager, CgroupManagerOptions } from './cgroup-manager.js';
 import { createCgroupManager } from './cgroup-manager.js';
 import type { CgroupDriver, CgroupName } from './cgroup-name.js';
@@ -66,6 +66,11 @@ export interface ContainerManagerOptions {
   kill?: (pid: number, signal: NodeJS.Signals) => void;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * kubelet_cgroup_version (1 or 2, set at start as upstream's cgroupVersionCheck), and for the cgroup
+   * manager made here kubelet_cgroup_manager_duration_seconds. Default: none.
+   */
+  metrics?: CgroupManagerOptions['metrics'];
 }
 
 /**
@@ -113,6 +118,7 @@ class ContainerManagerImpl implements ContainerManager {
   readonly #perQOS: boolean;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #cgroupVersion: Gauge;
   /** Pods whose cgroup we ensured, by UID: what the QoS tiers are computed from. */
   readonly #active = new Map<string, Pod>();
   #allocatable: NodeAllocatable | undefined;
@@ -127,6 +133,7 @@ class ContainerManagerImpl implements ContainerManager {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? noopLogger;
+    this.#cgroupVersion = (options.metrics ?? noopMetrics).gauge({ name: 'kubelet_cgroup_version', help: 'cgroup version on the hosts.' });
     const driver = options.cgroupDriver ?? 'cgroupfs';
     this.cgroupManager =
       options.cgroupManager ??
@@ -138,6 +145,7 @@ class ContainerManagerImpl implements ContainerManager {
         ...(options.fs !== undefined ? { fs: options.fs } : {}),
         ...(options.mountinfo !== undefined ? { mountinfo: options.mountinfo } : {}),
         ...(options.systemd !== undefined ? { systemd: options.systemd } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
       });
     this.#root = parseRoot(options.cgroupRoot, this.cgroupManager.driver);
     this.#perQOS = options.cgroupsPerQOS ?? true;
@@ -184,6 +192,7 @@ class ContainerManagerImpl implements ContainerManager {
   async #doStart(): Promise<void> {
     const rootText = this.cgroupManager.name(this.#root);
     try {
+      this.#cgroupVersion.set((await this.cgroupManager.mode()) === 'v2' ? 2 : 1);
       const readDefault = (): Promise<NodeResources> =>
         readMachineCapacity(
           this.#options.fsRoot,

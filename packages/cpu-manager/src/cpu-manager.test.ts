@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
 import { createMemoryCheckpointManager } from '@kubelet-ts/checkpoint-manager/testing';
-import { FakeClock } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { createCpuManager, formatCpuSet, parseCpuSet, takeByTopology } from './index.js';
 import type { CpuManagerOptions } from './index.js';
 import { FakeCpuManagerRuntime, cpuTopology } from './testing/index.js';
@@ -63,6 +63,21 @@ describe('createCpuManager (static)', () => {
     await manager.flush();
     const file = store.files.get('cpu_manager_state')?.toString();
     expect(JSON.parse(file ?? '{}')).toMatchObject({ policyName: 'static', defaultCpuSet: '0,3', entries: { 'uid-web': { main: '1-2' } } });
+  });
+
+  it("counts allocations that need pinning (one already made too) and those that fail, as upstream's static Allocate", async () => {
+    const metrics = new RecordingMetrics();
+    const { manager } = setup({ metrics });
+    await manager.start();
+    const web = pod('web', '2');
+    manager.allocate(web, web.spec.containers[0]!, null);
+    manager.allocate(web, web.spec.containers[0]!, null); // already has its CPUs
+    const half = pod('half', '500m'); // shared pool: no pinning
+    manager.allocate(half, half.spec.containers[0]!, null);
+    const big = pod('big', '2'); // one CPU left
+    expect(() => manager.allocate(big, big.spec.containers[0]!, null)).toThrow(expect.objectContaining({ code: 'NOT_ENOUGH_CPUS' }));
+    expect(metrics.value('kubelet_cpu_manager_pinning_requests_total')).toBe(3);
+    expect(metrics.value('kubelet_cpu_manager_pinning_errors_total')).toBe(1);
   });
 
   it('refuses what does not fit with the upstream reason and message, keeping nothing of the pod', async () => {

@@ -7,8 +7,8 @@ import {
   encodeCpuManagerState,
   restoreStateError,
 } from '@kubelet-ts/checkpoint-manager';
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, forEachSubset, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
+import { errorMessage, forEachSubset, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import { formatCpuSet, parseCpuSet } from './cpuset.js';
 import { CpuManagerError } from './errors.js';
 import { guaranteedCpus, longRunningContainers } from './internal/guaranteed.js';
@@ -53,6 +53,8 @@ export interface CpuManagerOptions {
   reconcilePeriodMs?: number;
   clock?: Clock;
   logger?: Logger;
+  /** Upstream's kubelet_cpu_manager_pinning_requests_total and kubelet_cpu_manager_pinning_errors_total. Default: none. */
+  metrics?: Metrics;
 }
 
 /** Upstream cpumanager.Manager. */
@@ -97,6 +99,15 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
   const entries = new Map<string, Map<string, number[]>>();
   const applied = new Map<string, string>();
   let writes: Promise<void> = Promise.resolve();
+  const metrics = options.metrics ?? noopMetrics;
+  const pinningRequests = metrics.counter({
+    name: 'kubelet_cpu_manager_pinning_requests_total',
+    help: 'The number of cpu core allocations which required pinning.',
+  });
+  const pinningErrors = metrics.counter({
+    name: 'kubelet_cpu_manager_pinning_errors_total',
+    help: 'The number of cpu core allocations which required pinning failed.',
+  });
 
   const snapshot = (): CpuManagerState => ({
     policyName: options.policy,
@@ -144,7 +155,10 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
   };
   const allocate = (pod: Pod, container: Container, affinity: readonly number[] | null = null): boolean => {
     const count = exclusive(pod, container);
-    if (count === 0 || entries.get(pod.metadata.uid)?.has(container.name) === true) return false;
+    if (count === 0) return false;
+    // Upstream's static Allocate counts every allocation that needs pinning, one already made (after a restart) too.
+    pinningRequests.inc();
+    if (entries.get(pod.metadata.uid)?.has(container.name) === true) return false;
     const available = defaultSet.filter((cpu) => !reserved.includes(cpu));
     // Upstream allocateCPUs: the CPUs of the affinity's NUMA nodes first, the rest from anywhere.
     const aligned = affinity === null ? [] : available.filter((cpu) => affinity.includes(numaOf.get(cpu) ?? -1));
@@ -156,6 +170,7 @@ export function createCpuManager(options: CpuManagerOptions): CpuManager {
     );
     const set = rest === undefined ? undefined : [...first, ...rest].sort((a, b) => a - b);
     if (set === undefined) {
+      pinningErrors.inc();
       throw new CpuManagerError(
         'NOT_ENOUGH_CPUS',
         `not enough cpus available to satisfy request: requested=${count}, available=${available.length}`,

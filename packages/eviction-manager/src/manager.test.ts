@@ -161,12 +161,14 @@ describe('eviction of one pod per cycle, ranked as upstream', () => {
       stats('besteffort', { memoryWorkingSetBytes: 20 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 20 * Mi }] }),
       stats('big', { memoryWorkingSetBytes: 300 * Mi, containers: [{ name: 'app', memoryWorkingSetBytes: 300 * Mi }] }),
     ];
-    s.set({ ...pressure, pods: podStats });
+    s.set({ ...pressure, pods: podStats, time: '2025-12-31T23:59:58Z' });
     const evicted = await s.manager.synchronize();
     // big exceeds by 290Mi, besteffort by 20Mi; low-prio and guaranteed-ish are within requests.
     expect(evicted.map((p) => p.metadata.name)).toEqual(['big']);
     expect(s.killed).toHaveLength(1);
     expect(metrics.samples('kubelet_evictions').map((x) => [x.labels, x.value])).toEqual([[{ eviction_signal: 'memory.available' }, 1]]);
+    // The memory figures were taken 2 s before the pods were ranked.
+    expect(metrics.observations('kubelet_eviction_stats_age_seconds', { eviction_signal: 'memory.available' })).toEqual([2]);
     expect(s.killed[0]?.request).toEqual({
       gracePeriodSeconds: 1,
       reason: 'Evicted',

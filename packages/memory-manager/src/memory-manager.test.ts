@@ -1,5 +1,6 @@
 import type { Container, Pod } from '@kubelet-ts/api';
 import { createMemoryCheckpointManager } from '@kubelet-ts/checkpoint-manager/testing';
+import { RecordingMetrics } from '@kubelet-ts/common/testing';
 import { createMemoryManager } from './index.js';
 import type { MemoryManagerOptions } from './index.js';
 import { FakeAffinityStore, memoryTopology } from './testing/index.js';
@@ -116,6 +117,19 @@ describe('createMemoryManager (Static)', () => {
       }),
     );
     expect(manager.state().entries['uid-big']).toBeUndefined();
+  });
+
+  it("counts a Guaranteed container's allocations (one already made too) and those that fail, as upstream's static Allocate", async () => {
+    const metrics = new RecordingMetrics();
+    const { manager, admit } = setup({ metrics });
+    await manager.start();
+    const small = onePod('small', '1Gi');
+    admit(small);
+    manager.allocate(small, small.spec.containers[0]!, null); // already has its memory
+    admit(pod('burst', [{ name: 'main', image: 'busybox', resources: { requests: { memory: '1Gi' } } }])); // not pinned
+    expect(() => admit(onePod('huge', '15Gi'))).toThrow(expect.objectContaining({ code: 'ALLOCATION_FAILED' }));
+    expect(metrics.value('kubelet_memory_manager_pinning_requests_total')).toBe(3);
+    expect(metrics.value('kubelet_memory_manager_pinning_errors_total')).toBe(1);
   });
 
   it("takes the topology manager's affinity, extending it when it cannot hold the request", async () => {

@@ -8,8 +8,8 @@ import {
   encodeMemoryManagerState,
   restoreStateError,
 } from '@kubelet-ts/checkpoint-manager';
-import type { Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger } from '@kubelet-ts/common';
+import type { Logger, Metrics } from '@kubelet-ts/common';
+import { errorMessage, noopLogger, noopMetrics } from '@kubelet-ts/common';
 import { MemoryManagerError } from './errors.js';
 import type { PolicyState, StaticPolicy } from './internal/static-policy.js';
 import { createStaticPolicy } from './internal/static-policy.js';
@@ -51,6 +51,8 @@ export interface MemoryManagerOptions {
    */
   topologyAffinity?: (podUID: string, containerName: string) => TopologyHint | undefined;
   logger?: Logger;
+  /** Upstream's kubelet_memory_manager_pinning_requests_total and kubelet_memory_manager_pinning_errors_total. Default: none. */
+  metrics?: Metrics;
 }
 
 /** Upstream memorymanager.Manager. */
@@ -94,6 +96,15 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
   let policy: StaticPolicy | undefined;
   const state: PolicyState = { machine: {}, entries: {} };
   let writes: Promise<void> = Promise.resolve();
+  const metrics = options.metrics ?? noopMetrics;
+  const pinningRequests = metrics.counter({
+    name: 'kubelet_memory_manager_pinning_requests_total',
+    help: 'The number of memory pages allocations which required pinning.',
+  });
+  const pinningErrors = metrics.counter({
+    name: 'kubelet_memory_manager_pinning_errors_total',
+    help: 'The number of memory pages allocations which required pinning that failed.',
+  });
 
   const snapshot = (): MemoryManagerState =>
     structuredClone({ policyName, machineState: state.machine, entries: state.entries }) as MemoryManagerState;
@@ -185,7 +196,17 @@ export function createMemoryManager(options: MemoryManagerOptions): MemoryManage
       if (policy === undefined) return;
       removeStaleState();
       const hint = options.topologyAffinity?.(pod.metadata.uid, container.name) ?? { numaNodes: affinity, preferred: false };
-      if (!policy.allocate(state, pod, container, hint)) return;
+      // Upstream's static Allocate counts every allocation of a Guaranteed pod, one already made (after a restart) too.
+      const pins = policy.pins(pod);
+      if (pins) pinningRequests.inc();
+      let allocated: boolean;
+      try {
+        allocated = policy.allocate(state, pod, container, hint);
+      } catch (err) {
+        if (pins) pinningErrors.inc();
+        throw err;
+      }
+      if (!allocated) return;
       logger.info('Allocated exclusive memory', {
         pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
         containerName: container.name,

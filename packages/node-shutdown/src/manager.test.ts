@@ -170,6 +170,10 @@ describe('createNodeShutdownManager', () => {
     expect(state).toEqual({ startTime: '2026-01-02T03:04:05Z', endTime: '2026-01-02T03:04:18Z' });
     expect(t.metrics.value('kubelet_graceful_shutdown_start_time_seconds')).toBe(start / 1000);
     expect(t.metrics.value('kubelet_graceful_shutdown_end_time_seconds')).toBe(start / 1000 + 13);
+    // Upstream's help texts, the end time's saying "start" as upstream's does.
+    expect(t.metrics.help('kubelet_graceful_shutdown_end_time_seconds')).toBe(
+      'Last graceful shutdown start time since unix epoch in seconds',
+    );
     t.abort.abort();
     await t.running;
   });

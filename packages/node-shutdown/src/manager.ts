@@ -130,7 +130,11 @@ export function createNodeShutdownManager(o: NodeShutdownManagerOptions): NodeSh
         name: GRACEFUL_SHUTDOWN_START_TIME_METRIC,
         help: 'Last graceful shutdown start time since unix epoch in seconds',
       }),
-      end: metrics.gauge({ name: GRACEFUL_SHUTDOWN_END_TIME_METRIC, help: 'Last graceful shutdown end time since unix epoch in seconds' }),
+      // Upstream's help of the end time says "start" too (metrics.go): kept word for word, as every help text here.
+      end: metrics.gauge({
+        name: GRACEFUL_SHUTDOWN_END_TIME_METRIC,
+        help: 'Last graceful shutdown start time since unix epoch in seconds',
+      }),
     };
     return gauges;
   };

@@ -31,6 +31,8 @@ export {
 export type { InitialNodeOptions } from './initial-node.js';
 export { createNodeRegistration, REGISTRATION_BACKOFF } from './registration.js';
 export type { NodeRegistration, NodeRegistrationOptions } from './registration.js';
+export { createNodeStartupLatencyTracker } from './startup-latency.js';
+export type { NodeStartupLatencyTracker, NodeStartupLatencyTrackerOptions } from './startup-latency.js';
 export { createNodeStatusUpdater, NODE_STATUS_DEFAULTS } from './status-updater.js';
 export type { NodeStatusUpdater, NodeStatusUpdaterOptions } from './status-updater.js';
 export { createNodeLeaseController, NODE_LEASE_DEFAULTS } from './lease-controller.js';

@@ -11,6 +11,7 @@ import {
 } from './internal/reconcile.js';
 import { parseNode } from './internal/validate.js';
 import type { NodeApi } from './ports.js';
+import type { NodeStartupLatencyTracker } from './startup-latency.js';
 
 /** Upstream's registration back-off: 100 ms, doubling, at most 7 s. */
 export const REGISTRATION_BACKOFF = { initialMs: 100, maxMs: 7_000 } as const;
@@ -25,6 +26,8 @@ export interface NodeRegistrationOptions {
   clock: Clock;
   logger?: Logger;
   metrics?: Metrics;
+  /** Told of the first attempt and of a Node created (not found existing): kubelet_node_startup_*. */
+  startupTracker?: Pick<NodeStartupLatencyTracker, 'recordAttemptRegisterNode' | 'recordRegisteredNewNode'>;
 }
 
 export interface NodeRegistration {
@@ -52,6 +55,7 @@ export function createNodeRegistration(options: NodeRegistrationOptions): NodeRe
   const tryRegister = async (node: Node): Promise<boolean> => {
     try {
       parseNode(await nodeApi.create(node), `POST nodes/${nodeName}`);
+      options.startupTracker?.recordRegisteredNewNode();
       attempts.inc({ result: 'registered' });
       return true;
     } catch (err) {
@@ -85,6 +89,7 @@ export function createNodeRegistration(options: NodeRegistrationOptions): NodeRe
   };
 
   const loop = async (signal: AbortSignal | undefined): Promise<void> => {
+    options.startupTracker?.recordAttemptRegisterNode();
     let step: number = REGISTRATION_BACKOFF.initialMs;
     for (;;) {
       await clock.sleep(step, signal);

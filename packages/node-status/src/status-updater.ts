@@ -4,6 +4,7 @@ import { nodeStatusPatch } from '@kubelet-ts/api';
 import type { Node } from '@kubelet-ts/api';
 import { errorMessage, jitter, noopLogger, noopMetrics } from '@kubelet-ts/common';
 import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
+import { NodeConditionType } from './condition-setters.js';
 import { NodeStatusError } from './errors.js';
 import { NodeLabel } from './initial-node.js';
 import { nodeStatusHasChanged } from './internal/node-equality.js';
@@ -11,6 +12,7 @@ import { parseNode } from './internal/validate.js';
 import { goArch } from './platform.js';
 import type { NodeApi, NodeLister } from './ports.js';
 import type { NodeRegistration } from './registration.js';
+import type { NodeStartupLatencyTracker } from './startup-latency.js';
 import type { NodeStatusManager } from './types.js';
 
 /** Upstream defaults and constants. */
@@ -47,6 +49,8 @@ export interface NodeStatusUpdaterOptions {
   clock: Clock;
   logger?: Logger;
   metrics?: Metrics;
+  /** Told when a status patch comes back Ready=True: kubelet_node_startup_post_registration and total durations. */
+  startupTracker?: Pick<NodeStartupLatencyTracker, 'recordNodeReady'>;
   /** For the jitter (tests). */
   random?: () => number;
 }
@@ -107,6 +111,9 @@ export function createNodeStatusUpdater(options: NodeStatusUpdaterOptions): Node
     const updated = parseNode(await nodeApi.patchStatus(nodeName, nodeStatusPatch(original, node)), `PATCH nodes/${nodeName}/status`);
     lastStatusReportTime = clock.now();
     updates.inc({ result: 'patched' });
+    // Upstream tryUpdateNodeStatus: the node the API server answered is Ready.
+    if (updated.status?.conditions?.some((c) => c.type === NodeConditionType.Ready && c.status === 'True') === true)
+      options.startupTracker?.recordNodeReady();
     return updated;
   };
 

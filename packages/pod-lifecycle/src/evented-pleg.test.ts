@@ -260,6 +260,8 @@ describe('evented PLEG', () => {
     h.runtime.setError('getPods', new Error('runtime down'));
     await h.clock.advance(9 * 60_000);
     expect(h.pleg.healthy()).toEqual({ healthy: true });
+    // Upstream's EventedPLEG check: last seen now, whatever the relists.
+    expect(h.metrics.value('kubelet_pleg_last_seen_seconds')).toBe(Math.floor(h.clock.now() / 1000));
     await h.clock.advance(2 * 60_000);
     expect(h.pleg.healthy()).toEqual({ healthy: false, message: 'pleg was last seen active 11m0s ago; threshold is 10m0s' });
     expect(() => h.pleg.healthChecker.check()).toThrow('threshold is 10m0s');

@@ -6,7 +6,7 @@ import type { HealthCheckResult } from './health.js';
 import { toHealthChecker } from './health.js';
 import type { PodStatusCache } from './pod-cache.js';
 import type { GenericPleg, PodLifecycleEvent, PodLifecycleEventGenerator, RelistDuration } from './pleg.js';
-import { GENERIC_PLEG_RELIST_DURATION, runningMetrics } from './pleg.js';
+import { GENERIC_PLEG_RELIST_DURATION, plegHealthMetrics, runningMetrics } from './pleg.js';
 
 /** CRI ContainerEventType. */
 export type ContainerEventType =
@@ -156,6 +156,7 @@ export function createEventedPleg(options: EventedPlegOptions): EventedPleg {
   const fallbackRelistDuration = options.fallbackRelistDuration ?? GENERIC_PLEG_RELIST_DURATION;
   const listeners = new Set<(event: PodLifecycleEvent) => void>();
   const running = runningMetrics(metrics);
+  const { lastSeen } = plegHealthMetrics(metrics);
   const connectionErrors = metrics.counter({
     name: 'kubelet_evented_pleg_connection_error_count',
     help: 'The number of errors encountered during the establishment of streaming connection with the CRI runtime.',
@@ -301,11 +302,15 @@ export function createEventedPleg(options: EventedPlegOptions): EventedPleg {
     }
   };
 
-  const healthy = (): HealthCheckResult =>
+  const healthy = (): HealthCheckResult => {
     // Upstream's PLEG check is the generic PLEG's (its threshold 10 min while events are in use, 3 min after the
     // fall-back); its EventedPLEG check fails only when its event channel is full, and events here go to the
     // listeners as they come, through no channel.
-    genericPleg.healthy();
+    const result = genericPleg.healthy();
+    // Upstream's EventedPLEG check runs after the generic one and sets the last-seen time to now.
+    lastSeen.set(Math.floor(clock.now() / 1000));
+    return result;
+  };
 
   return {
     async run(signal) {

@@ -30,6 +30,8 @@ export type {
 export { createEventedPleg, EVENTED_PLEG_MAX_STREAM_RETRIES, EVENTED_PLEG_RELIST_DURATION } from './evented-pleg.js';
 export type { ContainerEventSource, ContainerEventType, EventedPleg, EventedPlegOptions, RuntimeContainerEvent } from './evented-pleg.js';
 export type { HealthChecker, HealthCheckResult } from './health.js';
+export { createPodStartupLatencyTracker } from './pod-startup-latency.js';
+export type { PodStartupLatencyTracker, PodStartupLatencyTrackerOptions } from './pod-startup-latency.js';
 export { createPodLifecycle, DEFAULT_GC_POLICY } from './lifecycle.js';
 export type { PodLifecycle, PodLifecycleOptions } from './lifecycle.js';
 export type {

@@ -8,11 +8,11 @@ import { FakeStatusSink } from '@kubelet-ts/status-manager/testing';
 import type { ContainerMount } from '@kubelet-ts/container-runtime';
 import { FakeContainerRuntime } from '@kubelet-ts/container-runtime/testing';
 import type { PodLifecycleOptions } from './lifecycle.js';
+import { createPodStartupLatencyTracker } from './pod-startup-latency.js';
 import { createPodLifecycleForTest, makePod } from './testing/index.js';
 import type { PodCgroupsHook, VolumeProvider } from './types.js';
 
-function setup(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void) {
-  const clock = new FakeClock();
+function setup(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void, clock = new FakeClock()) {
   const runtime = new FakeContainerRuntime({ clock });
   before?.(runtime);
   const logger = new RecordingLogger();
@@ -42,8 +42,8 @@ afterEach(async () => {
   await current?.stop();
   current = undefined;
 });
-function start(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void): Harness {
-  current = setup(extra, before);
+function start(extra: Partial<PodLifecycleOptions> = {}, before?: (runtime: FakeContainerRuntime) => void, clock?: FakeClock): Harness {
+  current = setup(extra, before, clock);
   return current;
 }
 
@@ -542,13 +542,20 @@ describe('pod lifecycle: volumes and pod directories', () => {
   it('never removes an orphaned pod dir with something mounted in it, nor one before sources are ready', async () => {
     const dir = join(root, 'pods', 'gone-uid');
     await mkdir(join(dir, 'volumes'), { recursive: true });
-    const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')] });
+    await mkdir(join(root, 'pods', 'other-gone-uid'), { recursive: true });
+    const metrics = new RecordingMetrics();
+    const h = start({ rootDir: root, mountPoints: async () => [join(dir, 'volumes', 'x')], metrics });
     await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     h.lifecycle.setSourcesReady();
     await h.housekeeping();
     expect((await stat(dir)).isDirectory()).toBe(true);
     expect(h.logger.find('Failed to clean up orphaned pod directory')[0]?.fields.err).toContain('volumes are still mounted');
+    // Upstream's counts of the last sweep: two orphaned pods, one that could not be cleaned.
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes')).toBe(2);
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes_errors')).toBe(1);
+    await h.housekeeping();
+    expect(metrics.value('kubelet_orphan_pod_cleaned_volumes')).toBe(1);
   });
 });
 
@@ -845,5 +852,109 @@ describe('pod lifecycle: status manager, probes, events and metrics', () => {
     await h.clock.advance(3_000);
     expect(metrics.value('kubelet_desired_pods', { static: 'true' })).toBe(0);
     expect(metrics.observations('kubelet_pod_worker_duration_seconds', { operation_type: 'kill' }).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts the ephemeral containers of the pods it has (kubelet_managed_ephemeral_containers)', async () => {
+    const metrics = new RecordingMetrics();
+    const h = start({ metrics });
+    const debug = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `debug-${i}`, image: 'busybox' }));
+    const pod = makePod({ name: 'web', spec: { ephemeralContainers: debug(2) } as Partial<Pod['spec']> });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [makePod({ name: 'plain' })] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(2);
+    const debugged = { ...pod, spec: { ...pod.spec, ephemeralContainers: debug(3) } };
+    h.lifecycle.handlePodUpdate({ op: 'UPDATE', source: 'api', pods: [debugged] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(3);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'api', pods: [debugged] });
+    expect(metrics.value('kubelet_managed_ephemeral_containers')).toBe(0);
+    await h.clock.advance(1_000);
+  });
+
+  it('tells the pod startup latency tracker of the statuses it sets and of the pods it removes', async () => {
+    const metrics = new RecordingMetrics();
+    const clock = new FakeClock();
+    const podStartupTracker = createPodStartupLatencyTracker({ clock, metrics });
+    const h = start({ podStartupTracker }, undefined, clock);
+    const base = makePod({ name: 'web', annotations: { 'kubernetes.io/config.source': 'api' } });
+    const pod: Pod = { ...base, metadata: { ...base.metadata, creationTimestamp: new Date(clock.now() - 1_000).toISOString() } };
+    podStartupTracker.observedPodOnWatch(pod, clock.now());
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(2_000);
+    const status = h.lifecycle.getPodStatus(pod.metadata.uid);
+    expect(status?.phase).toBe('Running');
+    // The API server sends the status back 500 ms later: the pod was created 3.5 s before.
+    podStartupTracker.observedPodOnWatch({ ...pod, status }, clock.now() + 500);
+    expect(metrics.observations('kubelet_pod_start_sli_duration_seconds')).toEqual([3.5]);
+
+    const removed = { ...pod, metadata: { ...pod.metadata, uid: 'uid-removed', name: 'removed' } };
+    podStartupTracker.observedPodOnWatch(removed, clock.now());
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [removed] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(2_000);
+    const removedStatus = h.lifecycle.getPodStatus('uid-removed');
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'api', pods: [removed] });
+    await h.clock.advance(10_000);
+    podStartupTracker.observedPodOnWatch({ ...removed, status: removedStatus }, clock.now());
+    expect(metrics.observations('kubelet_pod_start_sli_duration_seconds')).toHaveLength(1);
+  });
+
+  it("tells the pod startup latency tracker of the init containers' runs the runtime shows", async () => {
+    const metrics = new RecordingMetrics();
+    const clock = new FakeClock();
+    const t = clock.now();
+    const podStartupTracker = createPodStartupLatencyTracker({ clock, metrics });
+    const base = makePod({ name: 'init', initContainers: [{ name: 'setup' }], annotations: { 'kubernetes.io/config.source': 'api' } });
+    const pod: Pod = { ...base, metadata: { ...base.metadata, creationTimestamp: new Date(t - 4_000).toISOString() } };
+    // The init container ran from 3 s to 1 s before now (a pod the kubelet was restarted under).
+    const h = start(
+      { podStartupTracker },
+      (runtime) => {
+        runtime.addSandbox(pod);
+        runtime.addContainer(pod, 'setup', { state: 'exited', exitCode: 0, startedAt: t - 3_000, finishedAt: t - 1_000 });
+      },
+      clock,
+    );
+    podStartupTracker.observedPodOnWatch(pod, t);
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [pod] });
+    await h.clock.advance(2_000);
+    podStartupTracker.observedPodOnWatch({ ...pod, status: h.lifecycle.getPodStatus(pod.metadata.uid) }, t + 2_500);
+    // 1 s before the init container, 3.5 s after it; the total counts all 6.5 s.
+    expect(metrics.observations('kubelet_pod_start_sli_duration_seconds')).toEqual([4.5]);
+    expect(metrics.observations('kubelet_pod_start_total_duration_seconds')).toEqual([6.5]);
+  });
+
+  it('counts working pods by lifecycle, config and static, and active pods by static, at each housekeeping (upstream HandlePodCleanups)', async () => {
+    const metrics = new RecordingMetrics();
+    const h = start({ metrics }, (runtime) => {
+      const orphan = { uid: 'orphan-uid', name: 'old', namespace: 'default' };
+      runtime.addSandbox(orphan);
+      runtime.addContainer(orphan, 'app');
+    });
+    const staticPod = makePod({ name: 'static', annotations: { 'kubernetes.io/config.source': 'file' } });
+    const apiPod = makePod({ name: 'api', annotations: { 'kubernetes.io/config.source': 'api' } });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [staticPod] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [apiPod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(3_000); // one housekeeping pass, at 2 s
+    const working = (lifecycle: string, config: string, isStatic: string): number | undefined =>
+      metrics.value('kubelet_working_pods', { lifecycle, config, static: isStatic });
+    expect(working('sync', 'desired', 'true')).toBe(1);
+    expect(working('sync', 'desired', '')).toBe(1);
+    // The runtime pod no source has: killed by that pass, without a spec.
+    expect(working('terminating', 'runtime_only', 'unknown')).toBe(1);
+    // Every combination upstream reports, zero included.
+    expect(metrics.samples('kubelet_working_pods')).toHaveLength(15);
+    expect(working('terminated', 'orphan', 'true')).toBe(0);
+    expect(metrics.value('kubelet_active_pods', { static: 'true' })).toBe(1);
+    expect(metrics.value('kubelet_active_pods', { static: '' })).toBe(1);
+    // Upstream's static label values: "true" and "".
+    expect(metrics.value('kubelet_desired_pods', { static: '' })).toBe(1);
+
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [staticPod] });
+    await h.clock.advance(4_000);
+    expect(working('sync', 'desired', 'true')).toBe(0);
+    expect(working('sync', 'desired', '')).toBe(1);
+    expect(metrics.value('kubelet_active_pods', { static: 'true' })).toBe(0);
+    expect(metrics.value('kubelet_active_pods', { static: '' })).toBe(1);
   });
 });

@@ -17,6 +17,7 @@ import { createSyncLoop } from './internal/sync-loop.js';
 import { createPodSyncer } from './internal/syncer.js';
 import { createWorkQueue } from './internal/work-queue.js';
 import { createPodStatusCache } from './pod-cache.js';
+import type { PodStartupLatencyTracker } from './pod-startup-latency.js';
 import type { PodStatusCache } from './pod-cache.js';
 import { createPodWorkers } from './pod-workers.js';
 import type { PodWorkers } from './pod-workers.js';
@@ -47,6 +48,12 @@ export interface PodLifecycleOptions {
   recorder?: EventRecorder;
   /** Pod worker durations, restarted and orphaned pods, PLEG relists. Default: none. */
   metrics?: Metrics;
+  /**
+   * The pod startup latency tracker (kubelet_pod_start_sli_duration_seconds): the lifecycle tells it of
+   * every status it sets, of the init containers' runs, and of pods removed; the pod sources and the
+   * image puller tell it the rest. Default: none.
+   */
+  podStartupTracker?: PodStartupLatencyTracker;
   /** Where pod statuses are kept (and sent, in API mode). Default: a standalone one of its own. */
   statusManager?: StatusManager;
   nodeName: string;
@@ -232,6 +239,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     logger,
     recorder,
     metrics,
+    startupTracker: options.podStartupTracker,
   });
   const podWorkers = createPodWorkers({
     syncer,
@@ -240,6 +248,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     logger,
     resyncIntervalMs: syncFrequencyMs,
     requeue: (uid, delayMs) => workQueue.enqueue(uid, delayMs),
+    metrics,
     ...(options.random !== undefined ? { random: options.random } : {}),
   });
   const dispatcher = createDispatcher(podWorkers, pods);
@@ -275,6 +284,12 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     isPodDeleted: (uid) => !pods.hasPod(uid) && podWorkers.shouldPodContentBeRemoved(uid),
     logger,
   });
+  const startupTracker = options.podStartupTracker;
+  if (startupTracker !== undefined) {
+    // Upstream's status manager tells the tracker of every status it is given.
+    statusManager.onStatusChange((pod, status) => startupTracker.recordStatusUpdated({ ...pod, status }));
+    removedListeners.add((uid) => startupTracker.deletePodStartupState(uid));
+  }
   const notifyRemoved = (uid: string): void => {
     for (const listener of removedListeners) {
       try {
@@ -297,6 +312,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     rootDir,
     backoff,
     dispatch,
+    getActivePods,
     garbageCollect,
     logger,
     metrics,

@@ -42,6 +42,28 @@ describe('generic PLEG', () => {
     expect(metrics.value('kubelet_running_containers', { container_state: 'exited' })).toBe(0);
   });
 
+  it('sets kubelet_pleg_last_seen_seconds to the last relist when its health is checked; never discards an event', async () => {
+    const clock = new FakeClock(1_700_000_000_500);
+    const runtime = new FakeContainerRuntime({ clock });
+    const metrics = new RecordingMetrics();
+    const pleg = createGenericPleg({ runtime, cache: createPodStatusCache(), clock, metrics });
+    pleg.healthy();
+    expect(metrics.value('kubelet_pleg_last_seen_seconds')).toBeUndefined();
+    await pleg.relist();
+    await clock.advance(30_000);
+    runtime.setError('getPods', new Error('runtime down'));
+    await pleg.relist();
+    pleg.healthy();
+    // Upstream Healthy: the last successful relist, in whole seconds.
+    expect(metrics.value('kubelet_pleg_last_seen_seconds')).toBe(1_700_000_000);
+    runtime.setError('getPods', undefined);
+    await pleg.relist();
+    pleg.healthy();
+    expect(metrics.value('kubelet_pleg_last_seen_seconds')).toBe(1_700_000_030);
+    expect(metrics.kind('kubelet_pleg_discard_events')).toBe('counter');
+    expect(metrics.value('kubelet_pleg_discard_events')).toBeUndefined();
+  });
+
   it('reports started sandboxes and containers and fills the cache', async () => {
     const { runtime, cache, pleg, events, ref } = setup();
     const sandbox = runtime.addSandbox(ref);

@@ -81,6 +81,20 @@ export function runningMetrics(metrics: Metrics) {
   };
 }
 
+/**
+ * Upstream's kubelet_pleg_last_seen_seconds, set by both PLEGs' health checks (for alerts on
+ * `time() - kubelet_pleg_last_seen_seconds`), and kubelet_pleg_discard_events: upstream counts the
+ * events it drops when its 1000-event channel is full. Events here go to the listeners as they come,
+ * through no channel, so none is ever dropped and the counter stays 0 (defined, as upstream always
+ * exposes it).
+ */
+export function plegHealthMetrics(metrics: Metrics) {
+  metrics.counter({ name: 'kubelet_pleg_discard_events', help: 'The number of discard events in PLEG.' });
+  return {
+    lastSeen: metrics.gauge({ name: 'kubelet_pleg_last_seen_seconds', help: 'Timestamp in seconds when PLEG was last seen active.' }),
+  };
+}
+
 type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
 
 interface PodRecord {
@@ -237,6 +251,7 @@ export function createGenericPleg(options: GenericPlegOptions): GenericPleg {
     for (const state of seenContainerStates) runningContainers.set({ container_state: state }, byState.get(state) ?? 0);
     runningPods.set(running);
   };
+  const { lastSeen } = plegHealthMetrics(metrics);
   let lastRelistStart: number | undefined;
 
   const emit = (event: PodLifecycleEvent): void => {
@@ -308,7 +323,11 @@ export function createGenericPleg(options: GenericPlegOptions): GenericPleg {
     cache.updateTime(timestamp);
   };
 
-  const healthy = (): HealthCheckResult => plegHealth(relistTime, clock.now(), relistThresholdMs);
+  const healthy = (): HealthCheckResult => {
+    // Upstream Healthy: the last relist's time, in whole seconds (time.Unix).
+    if (relistTime !== undefined) lastSeen.set(Math.floor(relistTime / 1000));
+    return plegHealth(relistTime, clock.now(), relistThresholdMs);
+  };
 
   const relist = (): Promise<void> => {
     // Never two relists at once.

@@ -1,6 +1,6 @@
 import { PodLifecycleError } from './errors.js';
 import type { Pod } from '@kubelet-ts/api';
-import { FakeClock, RecordingLogger } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingLogger, RecordingMetrics } from '@kubelet-ts/common/testing';
 import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { createPodStatusCache, emptyRuntimePodStatus } from './pod-cache.js';
 import type { PodStatusCache } from './pod-cache.js';
@@ -68,6 +68,7 @@ class RecordingSyncer implements PodSyncer {
 
 interface Harness {
   clock: FakeClock;
+  metrics: RecordingMetrics;
   cache: PodStatusCache;
   syncer: RecordingSyncer;
   workers: PodWorkers;
@@ -83,11 +84,13 @@ function harness(): Harness {
   const syncer = new RecordingSyncer();
   const requeued: Array<{ uid: string; delayMs: number }> = [];
   const logger = new RecordingLogger();
+  const metrics = new RecordingMetrics();
   const workers = createPodWorkers({
     syncer,
     cache,
     clock,
     logger,
+    metrics,
     requeue: (uid, delayMs) => requeued.push({ uid, delayMs }),
     random: () => 0.5,
   });
@@ -96,7 +99,7 @@ function harness(): Harness {
     cache.updateTime(clock.now());
     await clock.advance(0);
   };
-  return { clock, cache, syncer, workers, requeued, logger, relist };
+  return { clock, metrics, cache, syncer, workers, requeued, logger, relist };
 }
 
 function withVersion(pod: Pod, version: string): Pod {
@@ -116,6 +119,20 @@ describe('pod workers', () => {
     // jitter(60 s, 0.5) with random 0.5 = 75 s
     expect(h.requeued).toEqual([{ uid: pod.metadata.uid, delayMs: 75_000 }]);
     expect(h.workers.state(pod.metadata.uid)).toBe('syncing');
+  });
+
+  it("observes a pod's containers once, when its worker first syncs it (kubelet_containers_per_pod_count)", async () => {
+    const h = harness();
+    const pod = makePod({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] });
+    h.cache.updateTime(h.clock.now());
+    h.workers.updatePod({ updateType: 'create', pod });
+    await h.workers.whenIdle();
+    await h.relist();
+    h.workers.updatePod({ updateType: 'sync', pod });
+    await h.workers.whenIdle();
+    expect(fns(h)).toEqual(['syncPod', 'syncPod']);
+    expect(h.metrics.observations('kubelet_containers_per_pod_count')).toEqual([3]);
+    expect(h.metrics.buckets('kubelet_containers_per_pod_count')).toEqual([1, 2, 4, 8, 16]);
   });
 
   it('never runs two syncs of one pod at once and lets the latest pending update win', async () => {

@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { Clock, Logger } from '@kubelet-ts/common';
-import { errorMessage, jitter, noopLogger } from '@kubelet-ts/common';
+import type { Clock, Histogram, Logger, Metrics } from '@kubelet-ts/common';
+import { errorMessage, jitter, noopLogger, noopMetrics } from '@kubelet-ts/common';
 import type { RunningPod, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import { effectiveGracePeriodSeconds } from './internal/grace-period.js';
 import type { PodStatusCache } from './pod-cache.js';
@@ -49,6 +49,8 @@ export interface PodWorkersOptions {
   /** Retry after a failed sync: jitter(backOffPeriod, 0.5), upstream backOffPeriod 10 s. */
   backOffPeriodMs?: number;
   random?: () => number;
+  /** Upstream's kubelet_containers_per_pod_count, observed when a pod's worker first syncs it. Default: none. */
+  metrics?: Metrics;
 }
 
 /** A snapshot of one worker, for housekeeping. */
@@ -112,6 +114,8 @@ interface WorkerStatus {
   /** What the in-flight work is, so that a termination request can cancel a running syncPod. */
   activeWork: PodWorkerState | undefined;
   lastSyncTime: number;
+  /** The worker synced the pod once (upstream startedAt). */
+  started: boolean;
 }
 
 const RESYNC_JITTER_FACTOR = 0.5;
@@ -145,6 +149,7 @@ interface WorkersContext {
   backOffPeriodMs: number;
   random: () => number;
   stopped: boolean;
+  containersPerPod: Histogram;
 }
 
 function stateOf(s: WorkerStatus): PodWorkerState {
@@ -173,6 +178,7 @@ function newWorkerStatus(uid: string, update: UpdatePodOptions): WorkerStatus {
     abort: undefined,
     activeWork: undefined,
     lastSyncTime: 0,
+    started: false,
   };
 }
 
@@ -228,6 +234,11 @@ async function doWork(ctx: WorkersContext, s: WorkerStatus, pending: Pending, wo
   const status = await ctx.cache.getNewerThan(s.uid, s.lastSyncTime, signal);
   switch (work) {
     case 'syncing': {
+      // Upstream startPodSync: the containers of a pod its worker starts, once.
+      if (!s.started) {
+        s.started = true;
+        ctx.containersPerPod.observe(pod.spec.containers.length);
+      }
       const terminal = await syncer.syncPod(pending.updateType, pod, status, signal);
       if (terminal && s.terminatingAt === undefined) {
         logger.debug('Pod reached a terminal phase, terminating', podFields(s));
@@ -344,6 +355,12 @@ export function createPodWorkers(options: PodWorkersOptions): PodWorkers {
     backOffPeriodMs: options.backOffPeriodMs ?? 10_000,
     random: options.random ?? Math.random,
     stopped: false,
+    containersPerPod: (options.metrics ?? noopMetrics).histogram({
+      name: 'kubelet_containers_per_pod_count',
+      help: 'The number of containers per pod.',
+      // Upstream ExponentialBuckets(1, 2, 5).
+      buckets: [1, 2, 4, 8, 16],
+    }),
   };
   const statuses = new Map<string, WorkerStatus>();
   let podsSynced = false;

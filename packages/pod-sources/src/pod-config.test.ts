@@ -49,6 +49,27 @@ describe('createPodConfig', () => {
     expect(c.context).toEqual({ allowedObjectReferences: [] });
   });
 
+  it('shows every pod that is not static, as delivered, to observePod with the time (the pod startup latency tracker)', async () => {
+    const clock = new FakeClock();
+    const api = new FakePodSource('api');
+    const file = new FakePodSource('file');
+    const seen: string[] = [];
+    config = createPodConfig({
+      sources: [api, file],
+      clock,
+      observePod: (p, whenMs) => seen.push(`${p.metadata.name} ${p.status?.phase ?? '-'} ${whenMs - Date.UTC(2026, 0, 1)}`),
+    });
+    const out = consume(config);
+    api.set([pod('a')]);
+    file.set([pod('static')]);
+    await clock.advance(1_000);
+    // A status-only change (a RECONCILE) is seen too, as upstream's watch shows it.
+    api.set([{ ...pod('a'), status: { phase: 'Running' } }]);
+    await flushMicrotasks();
+    expect(seen).toEqual(['a - 0', 'a Running 1000']);
+    expect(out.summary()).toContain('RECONCILE api [a]');
+  });
+
   it('turns snapshots into ADD, UPDATE, REMOVE and RECONCILE and drops identical snapshots', async () => {
     const api = new FakePodSource('api');
     config = createPodConfig({ sources: [api], clock: new FakeClock() });

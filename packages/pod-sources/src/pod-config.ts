@@ -18,6 +18,11 @@ export interface PodConfigOptions {
    * extension; default none, upstream's PreventStaticPodAPIReferences rule).
    */
   allowedObjectReferences?: readonly StaticPodObjectReference[];
+  /**
+   * Called with every pod that is not static of every source event, as the source delivered it, and
+   * when (upstream's podStartupSLIObserver: the pod startup latency tracker's observedPodOnWatch).
+   */
+  observePod?: (pod: Pod, whenMs: number) => void;
 }
 
 /**
@@ -78,7 +83,13 @@ export function createPodConfig(options: PodConfigOptions): PodConfig {
       }
     }
   };
-  const storage = createPodStorage({ clock, logger, push: (update) => queue.push(update), reportErrors });
+  const storage = createPodStorage({
+    clock,
+    logger,
+    push: (update) => queue.push(update),
+    reportErrors,
+    ...(options.observePod !== undefined ? { observePod: options.observePod } : {}),
+  });
   const seenAllSources = (): boolean => [...names].every((n) => storage.seen(n));
 
   const running = options.sources.map(async (source) => {

@@ -1,9 +1,9 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import { FakeClock, RecordingEventRecorder, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingEventRecorder, RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
 import type { AuthConfig, ImageService, ImageStatusResponse, PullImageRequest, PullImageResponse } from '@kubelet-ts/cri-client';
 import { CriError } from '@kubelet-ts/cri-client';
 import { RuntimeManagerError } from './errors.js';
-import { applyDefaultImageTag, createImagePuller } from './image-puller.js';
+import { applyDefaultImageTag, createImagePuller, imageSizeBucket } from './image-puller.js';
 
 /** A small image service: a set of present images, a scripted pull. */
 class TestImages implements ImageService {
@@ -103,6 +103,61 @@ describe('createImagePuller', () => {
     expect(images.pulls).toEqual([]);
     await expect(puller.ensureImageExists(pod(), container('other:1', 'IfNotPresent'))).resolves.toBe('sha256:7');
     expect(images.pulls).toEqual(['other:1']);
+  });
+
+  it("tells the pulling time recorder of each pod's pull as it starts and when it succeeded, not of a present image", async () => {
+    const images = new TestImages();
+    images.present.set('busybox:1.36', 'sha256:present');
+    const calls: string[] = [];
+    const puller = createImagePuller({
+      imageService: images,
+      clock: new FakeClock(),
+      pullingTimeRecorder: {
+        recordImageStartedPulling: (uid) => calls.push(`started ${uid}`),
+        recordImageFinishedPulling: (uid) => calls.push(`finished ${uid}`),
+      },
+    });
+    await puller.ensureImageExists(pod('u1'), container('busybox:1.36', 'IfNotPresent'));
+    await puller.ensureImageExists(pod('u1'), container('other:1', 'IfNotPresent'));
+    images.pullError = new Error('registry down');
+    await reasonOf(puller.ensureImageExists(pod('u2'), container('third:1', 'IfNotPresent')));
+    // As upstream: a failed pull started, and never finished.
+    expect(calls).toEqual(['started u1', 'finished u1', 'started u2']);
+  });
+
+  it('observes each successful pull, its wait for a slot included, in kubelet_image_pull_duration_seconds by size', async () => {
+    const images = new TestImages();
+    images.sizes.set('big:1', 50 * 1024 * 1024);
+    const clock = new FakeClock();
+    const metrics = new RecordingMetrics();
+    const puller = createImagePuller({ imageService: images, clock, metrics });
+    let release = (): void => undefined;
+    images.gate = new Promise<void>((resolve) => (release = resolve));
+    const pulling = puller.ensureImageExists(pod(), container('big:1', 'IfNotPresent'));
+    await flushMicrotasks();
+    clock.setNow(clock.now() + 2_500.7);
+    release();
+    await pulling;
+    images.gate = undefined;
+    await puller.ensureImageExists(pod(), container('unknown-size:1', 'IfNotPresent'));
+    images.pullError = new Error('registry down');
+    await reasonOf(puller.ensureImageExists(pod(), container('fails:1', 'IfNotPresent')));
+    // Whole milliseconds, as upstream's Truncate; a failed pull is not observed.
+    expect(metrics.observations('kubelet_image_pull_duration_seconds', { image_size_in_bytes: '10MB-100MB' })).toEqual([2.5]);
+    expect(metrics.observations('kubelet_image_pull_duration_seconds', { image_size_in_bytes: 'N/A' })).toEqual([0]);
+    expect(metrics.samples('kubelet_image_pull_duration_seconds')).toHaveLength(2);
+    expect(metrics.buckets('kubelet_image_pull_duration_seconds')?.slice(0, 3)).toEqual([1, 5, 10]);
+  });
+
+  it.each([
+    [0, 'N/A'],
+    [1, '0-10MB'],
+    [10 * 1024 * 1024, '0-10MB'],
+    [10 * 1024 * 1024 + 1, '10MB-100MB'],
+    [3 * 1024 ** 3, '1GB-5GB'],
+    [200 * 1024 ** 3, 'GT100GB'],
+  ])("an image of %d bytes is in upstream's size bucket %s", (size, label) => {
+    expect(imageSizeBucket(size)).toBe(label);
   });
 
   it('Always pulls even when present; the default for :latest is Always', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { EventReason, defaultImagePullPolicy, isUntaggedImage, parseImageReference } from '@kubelet-ts/api';
-import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
+import type { Backoff, Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
 import {
   EventType,
   abortable,
@@ -10,6 +10,7 @@ import {
   formatGoDuration,
   noopEventRecorder,
   noopLogger,
+  noopMetrics,
   systemClock,
 } from '@kubelet-ts/common';
 import type { AuthConfig, ImageService, PodSandboxConfig, PullImageResponse } from '@kubelet-ts/cri-client';
@@ -45,6 +46,49 @@ export interface ImagePullerOptions {
    * Default: none, an anonymous pull.
    */
   getPullCredentials?: PullCredentialsFn;
+  /** Told when a pod's image pull starts and when one succeeds (the pod startup latency tracker). Default: none. */
+  pullingTimeRecorder?: ImagePodPullingTimeRecorder;
+  /** Upstream's kubelet_image_pull_duration_seconds{image_size_in_bytes}. Default: none. */
+  metrics?: Metrics;
+}
+
+/** Upstream imagePullDurationBuckets, in seconds. */
+const IMAGE_PULL_DURATION_BUCKETS: readonly number[] = [
+  1, 5, 10, 20, 30, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600,
+];
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+/** Upstream imageSizeBuckets: the lower bound (exclusive) of each image_size_in_bytes label. */
+const IMAGE_SIZE_BUCKETS: ReadonlyArray<readonly [number, string]> = [
+  [0, '0-10MB'],
+  [10 * MiB, '10MB-100MB'],
+  [100 * MiB, '100MB-500MB'],
+  [500 * MiB, '500MB-1GB'],
+  [GiB, '1GB-5GB'],
+  [5 * GiB, '5GB-10GB'],
+  [10 * GiB, '10GB-20GB'],
+  [20 * GiB, '20GB-30GB'],
+  [30 * GiB, '30GB-40GB'],
+  [40 * GiB, '40GB-60GB'],
+  [60 * GiB, '60GB-100GB'],
+  [100 * GiB, 'GT100GB'],
+];
+
+/** Upstream GetImageSizeBucket: "N/A" when the size is unknown (0). */
+export function imageSizeBucket(sizeBytes: number): string {
+  if (!(sizeBytes > 0)) return 'N/A';
+  for (let i = IMAGE_SIZE_BUCKETS.length - 1; i >= 0; i--) {
+    const [lowerBound, label] = IMAGE_SIZE_BUCKETS[i]!;
+    if (sizeBytes > lowerBound) return label;
+  }
+  return '';
+}
+
+/** Upstream ImagePodPullingTimeRecorder: the pulls kubelet_pod_start_sli_duration_seconds leaves out. */
+export interface ImagePodPullingTimeRecorder {
+  recordImageStartedPulling(podUID: string): void;
+  recordImageFinishedPulling(podUID: string): void;
 }
 
 /**
@@ -156,6 +200,12 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
   const inflight = new Map<string, Promise<PullOutcome>>();
   // When each back-off key last failed: the window runs from the last failed pull (upstream IsInBackOffSinceUpdate).
   const lastFailure = new Map<string, number>();
+  const pullDuration = (options.metrics ?? noopMetrics).histogram<'image_size_in_bytes'>({
+    name: 'kubelet_image_pull_duration_seconds',
+    help: 'Duration in seconds to pull an image.',
+    labelNames: ['image_size_in_bytes'],
+    buckets: IMAGE_PULL_DURATION_BUCKETS,
+  });
 
   const imageRefOf = async (image: string, runtimeHandler: string | undefined, signal: AbortSignal | undefined): Promise<string> => {
     const response = await options.imageService.imageStatus(
@@ -253,6 +303,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
           },
         );
       }
+      options.pullingTimeRecorder?.recordImageStartedPulling(pod.metadata.uid);
       record(EventType.Normal, EventReason.PullingImage, `Pulling image "${container.image}"`);
       const startedAt = clock.now();
       try {
@@ -277,6 +328,7 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
           callOptions.signal,
           () => new PullAborted('aborted', { cause: callOptions.signal?.reason }),
         );
+        options.pullingTimeRecorder?.recordImageFinishedPulling(pod.metadata.uid);
         lastFailure.delete(key);
         backoff.reset(key);
         backoff.gc();
@@ -287,6 +339,11 @@ export function createImagePuller(options: ImagePullerOptions): ImagePuller {
           EventType.Normal,
           EventReason.PulledImage,
           `Successfully pulled image "${container.image}" in ${pullTook} (${waitTook} including waiting). Image size: ${pulled.sizeBytes} bytes.`,
+        );
+        // Upstream: the time including the wait for a pull slot, by the image's size.
+        pullDuration.observe(
+          { image_size_in_bytes: imageSizeBucket(Number(pulled.sizeBytes)) },
+          Math.trunc(clock.now() - startedAt) / 1000,
         );
         log.info('Successfully pulled image', { imageRef: pulled.imageRef });
         return pulled.imageRef;

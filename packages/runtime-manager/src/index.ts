@@ -13,7 +13,7 @@ export type { ContainerAnnotationInfo, ContainerLabelInfo, SandboxLabelInfo } fr
 export { ContainerKillReason, computePodActions, podSandboxChanged, shouldRestartOnFailure } from './compute-pod-actions.js';
 export type { ComputePodActionsDeps, ContainerToKill, PodActions } from './compute-pod-actions.js';
 export { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, applyDefaultImageTag, createImagePuller } from './image-puller.js';
-export type { ImagePuller, ImagePullerOptions, PullCredentialsFn } from './image-puller.js';
+export type { ImagePodPullingTimeRecorder, ImagePuller, ImagePullerOptions, PullCredentialsFn } from './image-puller.js';
 export { criNanosToMs, generatePodStatus } from './generate-pod-status.js';
 export { createRuntimeManager } from './runtime-manager.js';
 export type { RuntimeManagerOptions } from './runtime-manager.js';

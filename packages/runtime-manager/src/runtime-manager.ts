@@ -1,16 +1,17 @@
 import os from 'node:os';
 import type { Container, Pod } from '@kubelet-ts/api';
-import type { Backoff, Clock, EventRecorder, Logger } from '@kubelet-ts/common';
-import { noopEventRecorder, noopLogger, systemClock } from '@kubelet-ts/common';
+import type { Backoff, Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
+import { noopEventRecorder, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { ContainerRuntime, ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime';
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
-import type { ImagePuller, PullCredentialsFn } from './image-puller.js';
+import type { ImagePodPullingTimeRecorder, ImagePuller, PullCredentialsFn } from './image-puller.js';
 import { createImagePuller } from './image-puller.js';
 import { removeContainer } from './internal/container-remove.js';
 import type { RuntimeContext } from './internal/context.js';
 import { collectGarbage } from './internal/gc.js';
 import { killPod } from './internal/kill-pod.js';
 import { DEFAULT_CONTAINER_LOGS_DIR } from './internal/log-symlink.js';
+import { startMetrics } from './internal/metrics.js';
 import { getPodStatus, getPods } from './internal/pod-status.js';
 import { Semaphore } from './internal/semaphore.js';
 import { syncPod } from './internal/sync-pod.js';
@@ -35,6 +36,12 @@ export interface RuntimeManagerOptions {
    * Pulled, Created, Started, Killing, BackOff, Failed, SandboxChanged…). Default: dropped.
    */
   recorder?: EventRecorder;
+  /**
+   * Where upstream's kubelet_started_pods_total, kubelet_started_pods_errors_total,
+   * kubelet_started_containers_total and kubelet_started_containers_errors_total go, and the built-in
+   * image puller's kubelet_image_pull_duration_seconds. Default: none.
+   */
+  metrics?: Metrics;
   /** CRI runtime handler for sandboxes and images (RuntimeClass); default: the runtime's default. */
   runtimeHandler?: string;
   /** Pull one image at a time (default true). */
@@ -47,6 +54,8 @@ export interface RuntimeManagerOptions {
   imagePuller?: ImagePuller;
   /** The registry credentials to try for an image, in order (see ImagePullerOptions.getPullCredentials). */
   getPullCredentials?: PullCredentialsFn;
+  /** For the built-in image puller: told of each pod's pulls (the pod startup latency tracker). */
+  pullingTimeRecorder?: ImagePodPullingTimeRecorder;
   /** Node memory for the Burstable OOM score formula; default os.totalmem(). */
   memoryCapacityBytes?: number;
   /** Set a CFS quota from CPU limits (upstream --cpu-cfs-quota, default true). */
@@ -98,6 +107,8 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
       ...(options.maxParallelImagePulls === undefined ? {} : { maxParallelImagePulls: options.maxParallelImagePulls }),
       ...(options.imageBackoff === undefined ? {} : { backoff: options.imageBackoff }),
       ...(options.getPullCredentials === undefined ? {} : { getPullCredentials: options.getPullCredentials }),
+      ...(options.pullingTimeRecorder === undefined ? {} : { pullingTimeRecorder: options.pullingTimeRecorder }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
   return {
     runtime: options.runtimeService,
@@ -118,6 +129,7 @@ function newContext(options: RuntimeManagerOptions): RuntimeContext {
     cpusetMemsFor: options.cpusetMemsFor,
     httpHookTimeoutMs: options.httpHookTimeoutMs ?? 10_000,
     starts: new Semaphore(startLimit(options.maxParallelStarts)),
+    startMetrics: startMetrics(options.metrics ?? noopMetrics),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { Pod } from '@kubelet-ts/api';
+import type { Container, Pod } from '@kubelet-ts/api';
+import { FakeClock, RecordingMetrics } from '@kubelet-ts/common/testing';
 import { TOPOLOGY_AFFINITY_ERROR, TOPOLOGY_AFFINITY_MESSAGE, createTopologyManager, everyMask, mergeHints, nodesOf } from './index.js';
 import type { TopologyHint } from './index.js';
 import { FakeHintProvider } from './testing/index.js';
@@ -43,6 +44,38 @@ describe('mergeHints (upstream policy Merge)', () => {
 });
 
 describe('createTopologyManager', () => {
+  it('counts and times every admission (upstream manager.Admit); a refused pod is an error, except under none', () => {
+    const clock = new FakeClock();
+    const metrics = new RecordingMetrics();
+    // Each allocation takes 1.8 ms of the fake clock.
+    class SlowProvider extends FakeHintProvider {
+      override allocate(p: Pod, container: Container, affinity: readonly number[] | null): void {
+        clock.setNow(clock.now() + 1.8);
+        super.allocate(p, container, affinity);
+      }
+    }
+    const provider = new SlowProvider({ cpu: [hint([0], true)] });
+    const manager = createTopologyManager({ policy: 'restricted', numaNodes: [0, 1], providers: [provider], clock, metrics });
+    const twoContainers: Pod = { ...pod, spec: { containers: [pod.spec.containers[0]!, { name: 'side', image: 'busybox' }] } };
+    expect(manager.admit(twoContainers).admit).toBe(true);
+    provider.hints = { cpu: [] };
+    expect(manager.admit(pod).admit).toBe(false);
+    provider.hints = { cpu: [hint([0], true)] };
+    provider.failAllocate = 'no cpus';
+    expect(manager.admit(pod).reason).toBe('UnexpectedAdmissionError');
+    expect(metrics.value('kubelet_topology_manager_admission_requests_total')).toBe(3);
+    expect(metrics.value('kubelet_topology_manager_admission_errors_total')).toBe(2);
+    // Whole milliseconds, as upstream's Duration.Milliseconds: 3.6 ms is 3, the failed allocation's 1.8 ms is 1.
+    expect(metrics.observations('kubelet_topology_manager_admission_duration_ms')).toEqual([3, 0, 1]);
+    const buckets = metrics.buckets('kubelet_topology_manager_admission_duration_ms') ?? [];
+    expect([buckets.length, buckets[0], buckets[1], buckets[14]]).toEqual([15, 0.05, 0.1, 819.2]);
+
+    const none = createTopologyManager({ policy: 'none', numaNodes: [0, 1], providers: [provider], clock, metrics });
+    expect(none.admit(pod).admit).toBe(false);
+    expect(metrics.value('kubelet_topology_manager_admission_requests_total')).toBe(4);
+    expect(metrics.value('kubelet_topology_manager_admission_errors_total')).toBe(2);
+  });
+
   it('refuses a pod that cannot be aligned with upstream reason and message, and releases what it allocated', () => {
     const provider = new FakeHintProvider({ cpu: [] });
     const manager = createTopologyManager({ policy: 'single-numa-node', numaNodes: [0], providers: [provider] });

@@ -1,6 +1,6 @@
 import type { Container, Pod } from '@kubelet-ts/api';
-import type { Logger } from '@kubelet-ts/common';
-import { errorMessage, noopLogger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
+import { errorMessage, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import { TopologyManagerError } from './errors.js';
 import { mergeHints } from './merge.js';
 import type { HintProvider, TopologyHint, TopologyManagerPolicy, TopologyManagerScope } from './types.js';
@@ -20,7 +20,17 @@ export interface TopologyManagerOptions {
   /** The resource managers to align, in upstream's order (CPU, memory, devices). */
   providers: readonly HintProvider[];
   logger?: Logger;
+  /** Times each admission (kubelet_topology_manager_admission_duration_ms). */
+  clock?: Clock;
+  /**
+   * Upstream's kubelet_topology_manager_admission_requests_total, _errors_total (a pod refused for its
+   * alignment or its allocation; not under `none`) and _duration_ms. Default: none.
+   */
+  metrics?: Metrics;
 }
+
+/** Upstream's buckets of kubelet_topology_manager_admission_duration_ms: ExponentialBuckets(0.05, 2, 15). */
+const ADMISSION_DURATION_BUCKETS_MS: readonly number[] = Array.from({ length: 15 }, (_, i) => 0.05 * 2 ** i);
 
 /** Upstream topologymanager.Manager, as the pod admit handler it is. */
 export interface TopologyManager {
@@ -40,6 +50,21 @@ export function createTopologyManager(options: TopologyManagerOptions): Topology
   const affinities = new Map<string, Map<string, TopologyHint>>();
   const containersOf = (pod: Pod): Container[] => [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
   const refuse = { admit: false, reason: TOPOLOGY_AFFINITY_ERROR, message: TOPOLOGY_AFFINITY_MESSAGE };
+  const clock = options.clock ?? systemClock;
+  const metrics = options.metrics ?? noopMetrics;
+  const admissionRequests = metrics.counter({
+    name: 'kubelet_topology_manager_admission_requests_total',
+    help: 'The number of admission requests where resources have to be aligned.',
+  });
+  const admissionErrors = metrics.counter({
+    name: 'kubelet_topology_manager_admission_errors_total',
+    help: 'The number of admission request failures where resources could not be aligned.',
+  });
+  const admissionDuration = metrics.histogram({
+    name: 'kubelet_topology_manager_admission_duration_ms',
+    help: 'Duration in milliseconds to serve a pod admission request.',
+    buckets: ADMISSION_DURATION_BUCKETS_MS,
+  });
 
   const allocate = (
     pod: Pod,
@@ -69,7 +94,8 @@ export function createTopologyManager(options: TopologyManagerOptions): Topology
     affinities.set(pod.metadata.uid, pods);
   };
 
-  return {
+  // Upstream's scopes' Admit: the none scope only allocates; the others align, then allocate.
+  const scoped: Pick<TopologyManager, 'admit'> = {
     admit(pod) {
       if (options.policy === 'none') {
         for (const container of containersOf(pod)) {
@@ -113,6 +139,18 @@ export function createTopologyManager(options: TopologyManagerOptions): Topology
         if (failed !== undefined) return failed;
       }
       return { admit: true };
+    },
+  };
+
+  return {
+    admit(pod) {
+      // Upstream manager.Admit: every pod counted and timed (whole milliseconds, as time.Duration.Milliseconds).
+      admissionRequests.inc();
+      const start = clock.now();
+      const result = scoped.admit(pod);
+      admissionDuration.observe(Math.floor(clock.now() - start));
+      if (!result.admit && options.policy !== 'none') admissionErrors.inc();
+      return result;
     },
     affinity: (podUID, name) => affinities.get(podUID)?.get(name),
     removePod: (podUID) => void affinities.delete(podUID),

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Pod } from '@kubelet-ts/api';
 import { quantityMilliValue } from '@kubelet-ts/api';
 import { CPU_MANAGER_STATE_FILE, createCheckpointManager } from '@kubelet-ts/checkpoint-manager';
-import type { Clock, Logger } from '@kubelet-ts/common';
+import type { Clock, Logger, Metrics } from '@kubelet-ts/common';
 import { KUBERNETES_CONTAINER_NAME_LABEL, KUBERNETES_POD_UID_LABEL } from '@kubelet-ts/container-runtime';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { durationMs } from '@kubelet-ts/config';
@@ -30,6 +30,8 @@ export interface KubeletCpuManagerOptions {
   hintProviders?: readonly HintProvider[];
   clock: Clock;
   logger: Logger;
+  /** The CPU manager's pinning and the topology manager's admission metrics. Default: none. */
+  metrics?: Metrics;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<Kube
     reconcilePeriodMs: durationMs(config.cpuManagerReconcilePeriod),
     clock: o.clock,
     logger: o.logger,
+    ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
   });
   await manager.start();
   const topologyManager = createTopologyManager({
@@ -79,7 +82,9 @@ export async function buildCpuManager(o: KubeletCpuManagerOptions): Promise<Kube
     scope: config.topologyManagerScope,
     numaNodes: [...new Set(topology.cpus.map((c) => c.numaNode))].sort((a, b) => a - b),
     providers: [manager, ...(o.hintProviders ?? [])],
+    clock: o.clock,
     logger: o.logger.child({ component: 'topologymanager' }),
+    ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
   });
   return { manager, topology: topologyManager, setActivePods: (fn) => (activePods = fn) };
 }

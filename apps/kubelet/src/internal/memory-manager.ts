@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
 import { MEMORY_MANAGER_STATE_FILE, createCheckpointManager } from '@kubelet-ts/checkpoint-manager';
-import type { Logger } from '@kubelet-ts/common';
+import type { Logger, Metrics } from '@kubelet-ts/common';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import { effectiveEvictionHard } from '@kubelet-ts/config';
 import type { MemoryManager, MemoryTopology, TopologyHint } from '@kubelet-ts/memory-manager';
@@ -28,6 +28,8 @@ export interface KubeletMemoryManagerOptions {
   /** Default: read from sysfs. */
   topology?: MemoryTopology;
   logger: Logger;
+  /** The pinning metrics. Default: none. */
+  metrics?: Metrics;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function buildMemoryManager(o: KubeletMemoryManagerOptions): Promis
     sourcesReady: () => sourcesReady(),
     topologyAffinity: o.topologyAffinity,
     logger: o.logger,
+    ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
   });
   await manager.start();
   return {

@@ -3,7 +3,7 @@ import { durationMs } from '@kubelet-ts/config';
 import type { KubeletConfiguration } from '@kubelet-ts/config';
 import type { PodLifecycle } from '@kubelet-ts/pod-lifecycle';
 import { createFileSource, createHttpSource, createPodConfig } from '@kubelet-ts/pod-sources';
-import type { PodSource, StaticPodObjectReference } from '@kubelet-ts/pod-sources';
+import type { PodConfigOptions, PodSource, StaticPodObjectReference } from '@kubelet-ts/pod-sources';
 import type { Runnable } from './supervise.js';
 
 /** The standalone sources the configuration asks for: the manifest directory and the manifest URL. */
@@ -34,6 +34,8 @@ export interface PodSourcesOptions {
   /** API object references static pods may make here (`staticPodObjectReferences`). */
   allowedObjectReferences: readonly StaticPodObjectReference[];
   lifecycle: Pick<PodLifecycle, 'handlePodUpdate' | 'setSourcesReady'>;
+  /** Every pod that is not static, as a source delivered it (the pod startup latency tracker). */
+  observePod?: PodConfigOptions['observePod'];
   clock: Clock;
   logger: Logger;
 }
@@ -51,6 +53,7 @@ export function podSourcesRunnable(options: PodSourcesOptions): Runnable {
       const podConfig = createPodConfig({
         sources: options.sources,
         allowedObjectReferences: options.allowedObjectReferences,
+        ...(options.observePod !== undefined ? { observePod: options.observePod } : {}),
         clock: options.clock,
         logger: options.logger,
         signal,

@@ -1,6 +1,6 @@
 import type { Pod } from '@kubelet-ts/api';
-import type { Clock, Counter, Logger } from '@kubelet-ts/common';
-import { noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
+import type { Clock, Counter, Histogram, Logger } from '@kubelet-ts/common';
+import { DEFAULT_BUCKETS, noopLogger, noopMetrics, systemClock } from '@kubelet-ts/common';
 import type { SummaryProvider } from '@kubelet-ts/stats';
 import { DEFAULT_MONITORING_INTERVAL_MS, DEFAULT_POD_CLEANUP_TIMEOUT_MS, DEFAULT_PRESSURE_TRANSITION_PERIOD_MS } from '../constants.js';
 import type { CriticalPodOptions } from '../critical.js';
@@ -33,10 +33,13 @@ export interface EvictionContext {
   readonly logger: Logger;
   /** Upstream kubelet_evictions: pods evicted, by the signal that made the manager evict them. */
   readonly evictions: Counter<'eviction_signal'>;
+  /** Upstream kubelet_eviction_stats_age_seconds: how old the stats were that each met threshold was judged on. */
+  readonly statsAge: Histogram<'eviction_signal'>;
 }
 
 export function createEvictionContext(options: EvictionManagerOptions): EvictionContext {
   const config = options.config ?? {};
+  const metrics = options.metrics ?? noopMetrics;
   return {
     summaryProvider: options.summaryProvider,
     getActivePods: options.getActivePods,
@@ -53,10 +56,16 @@ export function createEvictionContext(options: EvictionManagerOptions): Eviction
     dedicatedImageFs: options.dedicatedImageFs,
     clock: options.clock ?? systemClock,
     logger: options.logger ?? noopLogger,
-    evictions: (options.metrics ?? noopMetrics).counter<'eviction_signal'>({
+    evictions: metrics.counter<'eviction_signal'>({
       name: 'kubelet_evictions',
       help: 'Cumulative number of pod evictions by eviction signal',
       labelNames: ['eviction_signal'],
+    }),
+    statsAge: metrics.histogram<'eviction_signal'>({
+      name: 'kubelet_eviction_stats_age_seconds',
+      help: 'Time between when stats are collected, and when pod is evicted based on those stats by eviction signal',
+      labelNames: ['eviction_signal'],
+      buckets: DEFAULT_BUCKETS,
     }),
   };
 }

@@ -58,6 +58,11 @@ export async function evictRankedPod(
   const ranked = [...activePods];
   rankFuncFor(threshold.signal, dedicatedImageFs)(ranked, stats);
   logger.info('Eviction manager: pods ranked for eviction', { pods: ranked.map(podKey) });
+  // Upstream: the age of the stats behind every met threshold, once the pods are ranked (a signal without a time is skipped).
+  for (const t of met) {
+    const observedAt = Date.parse(observations[t.signal]?.time ?? '');
+    if (!Number.isNaN(observedAt)) ctx.statsAge.observe({ eviction_signal: t.signal }, (ctx.clock.now() - observedAt) / 1000);
+  }
   const resource = SIGNAL_TO_RESOURCE[threshold.signal];
   for (const pod of ranked) {
     const message = evictionMessage(resource, pod, stats, met, observations);

@@ -28,6 +28,8 @@ export type Hints = Record<string, Hint[]>;
 export interface StaticPolicy {
   /** Upstream validateState: the machine state to keep (a fresh one when it was empty), or throws INVALID_STATE. */
   validateState(state: PolicyState): { machine: MachineState; changed: boolean };
+  /** Whether the policy pins the pod's memory (upstream's Allocate: a Guaranteed pod without pod-level resources). */
+  pins(pod: Pod): boolean;
   allocate(state: PolicyState, pod: Pod, container: Container, hint: Hint): boolean;
   removeContainer(state: PolicyState, podUID: string, containerName: string): boolean;
   /** null: no preference. */
@@ -302,6 +304,8 @@ export function createStaticPolicy(topology: MemoryTopology, systemReserved: Sys
       if (!machineStatesEqual(state.machine, expected)) invalid('the expected machine state is different from the real one');
       return { machine: state.machine, changed: false };
     },
+
+    pins: guaranteed,
 
     allocate(state, pod, container, topologyHint) {
       if (!guaranteed(pod)) return false;

@@ -7,7 +7,7 @@ export interface CatalogEntry {
   kind: 'counter' | 'gauge' | 'histogram';
   name: string;
   labelNames: readonly string[];
-  /** Upstream's name, which promtool's lint does not like (a counter without `_total`): kept as upstream. */
+  /** Upstream's name, which promtool's lint does not like (a counter without `_total`, a unit abbreviated): kept as upstream. */
   upstreamLintException?: string | readonly string[];
 }
 
@@ -19,6 +19,9 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: ['preemption_signal'],
     upstreamLintException: 'counter metrics should have "_total" suffix',
   },
+  // cgroup-manager
+  { kind: 'histogram', name: 'kubelet_cgroup_manager_duration_seconds', labelNames: ['operation_type'] },
+  { kind: 'gauge', name: 'kubelet_cgroup_version', labelNames: [] },
   // certificate-manager
   {
     kind: 'counter',
@@ -32,6 +35,9 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: [],
     upstreamLintException: 'counter metrics should have "_total" suffix',
   },
+  // cpu-manager
+  { kind: 'counter', name: 'kubelet_cpu_manager_pinning_requests_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_cpu_manager_pinning_errors_total', labelNames: [] },
   // credential-provider
   { kind: 'histogram', name: 'kubelet_credential_provider_plugin_duration', labelNames: ['plugin_name'] },
   {
@@ -53,15 +59,25 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: ['eviction_signal'],
     upstreamLintException: 'counter metrics should have "_total" suffix',
   },
+  { kind: 'histogram', name: 'kubelet_eviction_stats_age_seconds', labelNames: ['eviction_signal'] },
   // image-gc
   { kind: 'counter', name: 'kubelet_image_garbage_collected_total', labelNames: ['reason'] },
   // kube-client
   { kind: 'counter', name: 'rest_client_requests_total', labelNames: ['code', 'host', 'method'] },
   { kind: 'histogram', name: 'rest_client_request_duration_seconds', labelNames: ['verb', 'host'] },
   { kind: 'histogram', name: 'rest_client_rate_limiter_duration_seconds', labelNames: ['verb', 'host'] },
+  // memory-manager
+  { kind: 'counter', name: 'kubelet_memory_manager_pinning_requests_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_memory_manager_pinning_errors_total', labelNames: [] },
   // node-shutdown
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_start_time_seconds', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_graceful_shutdown_end_time_seconds', labelNames: [] },
+  // node-status
+  { kind: 'gauge', name: 'kubelet_node_startup_pre_kubelet_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_pre_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_post_registration_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_node_startup_duration_seconds', labelNames: [] },
   // node-status (kubelet-ts extensions)
   { kind: 'counter', name: 'kubelet_ts_node_lease_requests_total', labelNames: ['result'] },
   { kind: 'counter', name: 'kubelet_ts_node_registration_attempts_total', labelNames: ['result'] },
@@ -69,6 +85,13 @@ export const CATALOG: readonly CatalogEntry[] = [
   // pod-lifecycle
   { kind: 'histogram', name: 'kubelet_pleg_relist_duration_seconds', labelNames: [] },
   { kind: 'histogram', name: 'kubelet_pleg_relist_interval_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_pleg_last_seen_seconds', labelNames: [] },
+  {
+    kind: 'counter',
+    name: 'kubelet_pleg_discard_events',
+    labelNames: [],
+    upstreamLintException: 'counter metrics should have "_total" suffix',
+  },
   // pod-lifecycle (evented PLEG)
   {
     kind: 'counter',
@@ -93,10 +116,19 @@ export const CATALOG: readonly CatalogEntry[] = [
   { kind: 'gauge', name: 'kubelet_running_containers', labelNames: ['container_state'] },
   { kind: 'gauge', name: 'kubelet_mirror_pods', labelNames: [] },
   { kind: 'gauge', name: 'kubelet_desired_pods', labelNames: ['static'] },
+  { kind: 'gauge', name: 'kubelet_active_pods', labelNames: ['static'] },
+  { kind: 'gauge', name: 'kubelet_managed_ephemeral_containers', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_working_pods', labelNames: ['lifecycle', 'config', 'static'] },
   { kind: 'counter', name: 'kubelet_orphaned_runtime_pods_total', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_orphan_pod_cleaned_volumes', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_orphan_pod_cleaned_volumes_errors', labelNames: [] },
   { kind: 'counter', name: 'kubelet_restarted_pods_total', labelNames: ['static'] },
   { kind: 'histogram', name: 'kubelet_pod_worker_duration_seconds', labelNames: ['operation_type'] },
   { kind: 'histogram', name: 'kubelet_pod_start_duration_seconds', labelNames: [] },
+  { kind: 'histogram', name: 'kubelet_containers_per_pod_count', labelNames: [] },
+  { kind: 'histogram', name: 'kubelet_pod_start_sli_duration_seconds', labelNames: [] },
+  { kind: 'histogram', name: 'kubelet_pod_start_total_duration_seconds', labelNames: [] },
+  { kind: 'gauge', name: 'kubelet_first_network_pod_start_sli_duration_seconds', labelNames: [] },
   // probe-runner (the /metrics/probes registry)
   {
     kind: 'counter',
@@ -104,6 +136,22 @@ export const CATALOG: readonly CatalogEntry[] = [
     labelNames: ['probe_type', 'result', 'container', 'pod', 'namespace', 'pod_uid'],
   },
   { kind: 'histogram', name: 'prober_probe_duration_seconds', labelNames: ['probe_type', 'container', 'pod', 'namespace'] },
+  // runtime-manager
+  { kind: 'histogram', name: 'kubelet_image_pull_duration_seconds', labelNames: ['image_size_in_bytes'] },
+  { kind: 'counter', name: 'kubelet_started_pods_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_started_pods_errors_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_started_containers_total', labelNames: ['container_type'] },
+  { kind: 'counter', name: 'kubelet_started_containers_errors_total', labelNames: ['container_type', 'code'] },
+  { kind: 'counter', name: 'kubelet_sleep_action_terminated_early_total', labelNames: [] },
   // status-manager
   { kind: 'histogram', name: 'kubelet_pod_status_sync_duration_seconds', labelNames: [] },
+  // topology-manager
+  { kind: 'counter', name: 'kubelet_topology_manager_admission_requests_total', labelNames: [] },
+  { kind: 'counter', name: 'kubelet_topology_manager_admission_errors_total', labelNames: [] },
+  {
+    kind: 'histogram',
+    name: 'kubelet_topology_manager_admission_duration_ms',
+    labelNames: [],
+    upstreamLintException: 'metric names should not contain abbreviated units',
+  },
 ];

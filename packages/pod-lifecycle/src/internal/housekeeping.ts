@@ -4,12 +4,12 @@ import type { Backoff, Logger, Metrics } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { ContainerRuntime, RunningPod } from '@kubelet-ts/container-runtime';
 import type { StatusManager } from '@kubelet-ts/status-manager';
-import type { PodWorkers } from '../pod-workers.js';
+import type { PodWorkerState, PodWorkers } from '../pod-workers.js';
 import type { ReasonCache } from '../reason-cache.js';
 import type { EvictPodRequest, PodCgroupsHook, VolumeProvider } from '../types.js';
 import type { Dispatcher } from './dispatch.js';
 import { listPodDirs, removePodDir } from './pod-dirs.js';
-import { podKey } from './pod-manager.js';
+import { podKey, staticLabel } from './pod-manager.js';
 import type { PodManager } from './pod-manager.js';
 
 /** Upstream: orphaned runtime pods are killed with a 1 s grace period. */
@@ -29,6 +29,8 @@ export interface HousekeepingOptions {
   mountPoints: () => Promise<string[]>;
   backoff: Backoff;
   dispatch: Dispatcher['dispatch'];
+  /** Upstream GetActivePods: what kubelet_active_pods counts. */
+  getActivePods: () => Pod[];
   /** A container GC pass now. */
   garbageCollect: () => Promise<void>;
   /** The lifecycle forgot this pod. */
@@ -56,7 +58,43 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     help: 'Number of pods that have been restarted because they were deleted and recreated with the same UID while the kubelet was watching them',
     labelNames: ['static'],
   });
+  const activePods = o.metrics.gauge<'static'>({
+    name: 'kubelet_active_pods',
+    help: 'The number of pods the kubelet considers active and which are being considered when admitting new pods. static is true if the pod is not from the apiserver.',
+    labelNames: ['static'],
+  });
+  const workingPods = o.metrics.gauge<'lifecycle' | 'config' | 'static'>({
+    name: 'kubelet_working_pods',
+    help: 'Number of pods the kubelet is actually running, broken down by lifecycle phase, whether the pod is desired, orphaned, or runtime only (also orphaned), and whether the pod is static. An orphaned pod has been removed from local configuration or force deleted in the API and consumes resources that are not otherwise visible.',
+    labelNames: ['lifecycle', 'config', 'static'],
+  });
+  // Upstream cleanupOrphanedPodDirs' counts of its last sweep.
+  const orphanPodCleanedVolumes = o.metrics.gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes',
+    help: 'The total number of orphaned Pods whose volumes were cleaned in the last periodic sweep.',
+  });
+  const orphanPodCleanedVolumesErrors = o.metrics.gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes_errors',
+    help: 'The number of orphaned Pods whose volumes failed to be cleaned in the last periodic sweep.',
+  });
   let current: Promise<void> | undefined;
+
+  // Upstream HandlePodCleanups' counts, once the workers are synced and the orphans are being killed: every
+  // combination upstream reports is set, zero included.
+  const recordPodCounts = (): void => {
+    const active = o.getActivePods();
+    const staticActive = active.filter(isStaticPod).length;
+    activePods.set({ static: '' }, active.length - staticActive);
+    activePods.set({ static: 'true' }, staticActive);
+    const counts = new Map<string, number>();
+    for (const worker of podWorkers.workers()) {
+      const key = workingPodsKey(WORKER_LIFECYCLE[worker.state], worker.pod, pods.hasPod(worker.uid));
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const labels of WORKING_PODS_SERIES) {
+      workingPods.set(labels, counts.get(`${labels.lifecycle}/${labels.config}/${labels.static}`) ?? 0);
+    }
+  };
 
   const forget = (uid: string): void => {
     o.reasons.removePod(uid);
@@ -75,7 +113,7 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
       const pod = pods.getPodByUID(uid);
       if (pod === undefined) continue;
       logger.info('Pod was terminated and is now recreated with the same UID: starting it', { pod: podKey(pod), podUID: uid });
-      restartedPods.inc({ static: String(isStaticPod(pod)) });
+      restartedPods.inc({ static: staticLabel(pod) });
       o.statusManager.deletePodStatus(uid);
       forget(uid);
       o.dispatch(pod, 'create');
@@ -111,6 +149,7 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     if (!o.sourcesReady()) return;
     syncWorkers();
     const running = await killOrphans();
+    recordPodCounts();
     for (const uid of o.statusManager.removeOrphanedStatuses((uid) => pods.hasPod(uid) || podWorkers.isPodKnown(uid))) {
       forget(uid);
       o.podRemoved(uid);
@@ -119,7 +158,13 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     // The desired set is read again here: a pod added while the runtime was listed may already have its cgroup.
     const isRemovable = (uid: string): boolean => removable(uid, stillRunning);
     if (o.podCgroups !== undefined) await cleanupPodCgroups(o, o.podCgroups, pods.getPods(), isRemovable);
-    if (o.rootDir !== undefined) await cleanupPodDirs(o, o.rootDir, isRemovable);
+    if (o.rootDir !== undefined) {
+      const cleaned = await cleanupPodDirs(o, o.rootDir, isRemovable);
+      if (cleaned !== undefined) {
+        orphanPodCleanedVolumes.set(cleaned.total);
+        orphanPodCleanedVolumesErrors.set(cleaned.failed);
+      }
+    }
     o.backoff.gc();
   };
 
@@ -135,6 +180,26 @@ export function createHousekeeping(o: HousekeepingOptions): Housekeeping {
     running: () => current,
   };
 }
+
+/** Upstream PodWorkerState.String(). */
+const WORKER_LIFECYCLE: Record<PodWorkerState, string> = { syncing: 'sync', terminating: 'terminating', terminated: 'terminated' };
+
+/** kubelet_working_pods' labels of one worker (upstream PodWorkerSync): desired, orphan, or runtime_only without a spec. */
+function workingPodsKey(lifecycle: string, pod: Pod | undefined, desired: boolean): string {
+  if (pod === undefined) return `${lifecycle}/runtime_only/unknown`;
+  return `${lifecycle}/${desired ? 'desired' : 'orphan'}/${staticLabel(pod)}`;
+}
+
+/** The series upstream sets at each pass: every valid PodWorkerSync in every state. */
+const WORKING_PODS_SERIES: ReadonlyArray<Record<'lifecycle' | 'config' | 'static', string>> = Object.values(WORKER_LIFECYCLE).flatMap(
+  (lifecycle) => [
+    { lifecycle, config: 'desired', static: 'true' },
+    { lifecycle, config: 'desired', static: '' },
+    { lifecycle, config: 'orphan', static: 'true' },
+    { lifecycle, config: 'orphan', static: '' },
+    { lifecycle, config: 'runtime_only', static: 'unknown' },
+  ],
+);
 
 // Upstream cleanupOrphanedPodCgroups: the QoS tiers follow the active pods; cgroups of pods that are gone are removed.
 async function cleanupPodCgroups(
@@ -171,23 +236,34 @@ async function cleanupPodCgroups(
   }
 }
 
-// Upstream cleanupOrphanedPodDirs: the directories (and volumes) of pods that are gone.
-async function cleanupPodDirs(o: HousekeepingOptions, rootDir: string, removable: (uid: string) => boolean): Promise<void> {
+// Upstream cleanupOrphanedPodDirs: the directories (and volumes) of pods that are gone. Returns how many it
+// tried and how many failed (undefined when the pod directories could not be listed: upstream then sets no count).
+async function cleanupPodDirs(
+  o: HousekeepingOptions,
+  rootDir: string,
+  removable: (uid: string) => boolean,
+): Promise<{ total: number; failed: number } | undefined> {
   const { logger } = o;
-  let dirs: string[] = [];
+  let dirs: string[];
   try {
     dirs = await listPodDirs(rootDir);
   } catch (err) {
     logger.error('Failed to list pod directories', { err: errorMessage(err) });
+    return undefined;
   }
+  let total = 0;
+  let failed = 0;
   for (const uid of dirs) {
     if (!removable(uid)) continue;
+    total++;
     try {
       if (o.volumes !== undefined) await o.volumes.teardownPod(uid);
       await removePodDir(rootDir, uid, o.mountPoints);
       logger.info('Removed orphaned pod directory', { podUID: uid });
     } catch (err) {
+      failed++;
       logger.error('Failed to clean up orphaned pod directory', { podUID: uid, err: errorMessage(err) });
     }
   }
+  return { total, failed };
 }

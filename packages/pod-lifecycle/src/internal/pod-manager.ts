@@ -26,7 +26,16 @@ export function createPodManager(options: { metrics: Metrics; objectRegistry?: P
     help: 'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.',
     labelNames: ['static'],
   });
-  const count = (pod: Pod, by: number): void => desired.inc({ static: String(isStaticPod(pod)) }, by);
+  // Upstream updateMetrics of the pod manager: the ephemeral containers of the pods it has.
+  const ephemeral = options.metrics.gauge({
+    name: 'kubelet_managed_ephemeral_containers',
+    help: 'Current number of ephemeral containers in pods managed by this kubelet.',
+  });
+  const count = (pod: Pod, by: number): void => {
+    desired.inc({ static: staticLabel(pod) }, by);
+    const containers = pod.spec.ephemeralContainers?.length ?? 0;
+    if (containers > 0) ephemeral.inc(by * containers);
+  };
   return {
     getPodByUID: (uid) => pods.get(uid),
     hasPod: (uid) => pods.has(uid),
@@ -51,4 +60,9 @@ export function createPodManager(options: { metrics: Metrics; objectRegistry?: P
 
 export function podKey(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
+/** Upstream's `static` label of the pod counts: "true" for a static pod, "" for an API pod. */
+export function staticLabel(pod: Pod): string {
+  return isStaticPod(pod) ? 'true' : '';
 }

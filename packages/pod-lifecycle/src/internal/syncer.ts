@@ -7,6 +7,8 @@ import { toRunningPodWithAllContainers } from '@kubelet-ts/container-runtime';
 import type { StatusManager } from '@kubelet-ts/status-manager';
 import { PodLifecycleError } from '../errors.js';
 import type { PodStatusCache } from '../pod-cache.js';
+import type { PodStartupLatencyTracker } from '../pod-startup-latency.js';
+import { POD_START_DURATION_BUCKETS, recordInitContainerTimes } from '../pod-startup-latency.js';
 import type { PodSyncer, PodUpdateType } from '../pod-workers.js';
 import type { ReasonCache } from '../reason-cache.js';
 import type { PodCgroupsHook, VolumeProvider } from '../types.js';
@@ -33,6 +35,8 @@ export interface PodSyncerOptions {
   logger: Logger;
   recorder: EventRecorder;
   metrics: Metrics;
+  /** Told of the init containers' runs at each sync (kubelet_pod_start_sli_duration_seconds leaves them out). */
+  startupTracker: PodStartupLatencyTracker | undefined;
 }
 
 interface SetupFailure {
@@ -59,11 +63,6 @@ const VOLUME_FAILURE: SetupFailure = {
 };
 
 /** Upstream Kubelet.SyncPod, SyncTerminatingPod, SyncTerminatingRuntimePod and SyncTerminatedPod: the work of a pod worker. */
-/** Upstream podStartupDurationBuckets, in seconds. */
-const POD_START_DURATION_BUCKETS: readonly number[] = [
-  0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600,
-];
-
 export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
   const { runtime, statusManager, generate, logger } = o;
   // Upstream kubelet_pod_worker_duration_seconds: how long one sync of a pod takes, by its update type.
@@ -92,6 +91,7 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
   const syncPod = async (updateType: PodUpdateType, pod: Pod, runtimeStatus: RuntimePodStatus, signal: AbortSignal): Promise<boolean> => {
     const uid = pod.metadata.uid;
     logger.child({ pod: podKey(pod), podUID: uid }).debug('SyncPod enter', { updateType });
+    if (o.startupTracker !== undefined) recordInitContainerTimes(o.startupTracker, pod, runtimeStatus);
     const apiStatus = generate(pod, runtimeStatus, false);
     const previousPhase = statusManager.getPodStatus(uid)?.phase;
     if (apiStatus.phase === 'Running' && (previousPhase === undefined || previousPhase === 'Pending')) {

@@ -1,6 +1,7 @@
 import type { Pod } from '@kubelet-ts/api';
-import { ConfigFirstSeenAnnotationKey, ConfigSourceAnnotationKey, podFullName } from '@kubelet-ts/api';
+import { ConfigFirstSeenAnnotationKey, ConfigSourceAnnotationKey, isStaticPod, podFullName } from '@kubelet-ts/api';
 import type { Clock, Logger } from '@kubelet-ts/common';
+import { errorMessage } from '@kubelet-ts/common';
 import type { PodUpdate, SourceError, SourceEvent } from '../types.js';
 import { checkAndUpdatePod } from './check-and-update-pod.js';
 import { rfc3339Nano } from './json.js';
@@ -23,6 +24,8 @@ export interface PodStorageOptions {
   logger: Logger;
   push: (update: PodUpdate) => void;
   reportErrors: (errors: SourceError[]) => void;
+  /** Every pod that is not static, as its source delivered it (upstream's startupSLIObserver.ObservedPodOnWatch). */
+  observePod?: (pod: Pod, whenMs: number) => void;
 }
 
 /** The updates of one merge, by kind. */
@@ -62,9 +65,19 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
     return out;
   };
 
+  // An observer that throws does not stop the merge.
+  const observe = (observer: (pod: Pod, whenMs: number) => void, pod: Pod): void => {
+    try {
+      observer(pod, o.clock.now());
+    } catch (err) {
+      o.logger.error('Pod observer failed', { pod: podFullName(pod), err: errorMessage(err) });
+    }
+  };
+
   const apply = (source: string, changes: Changes, incoming: Pod[], previous: Map<string, Pod>, next: Map<string, Pod>): void => {
     for (const ref of filterDuplicateNames(incoming, source)) {
       ref.metadata.annotations = { ...ref.metadata.annotations, [ConfigSourceAnnotationKey]: source };
+      if (o.observePod !== undefined && !isStaticPod(ref)) observe(o.observePod, ref);
       const existing = previous.get(ref.metadata.uid);
       if (existing === undefined) {
         ref.metadata.annotations[ConfigFirstSeenAnnotationKey] = rfc3339Nano(o.clock.now());

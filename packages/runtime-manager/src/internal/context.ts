@@ -4,6 +4,7 @@ import type { ProbeResults, RuntimeHelper } from '@kubelet-ts/container-runtime'
 import type { ImageService, RuntimeService } from '@kubelet-ts/cri-client';
 import type { ImagePuller } from '../image-puller.js';
 import type { HandlerRunnerDeps } from './lifecycle.js';
+import type { StartMetrics } from './metrics.js';
 import type { Semaphore } from './semaphore.js';
 
 /**
@@ -34,9 +35,16 @@ export interface RuntimeContext {
   readonly httpHookTimeoutMs: number;
   /** Bounds RunPodSandbox calls and CreateContainer + StartContainer pairs together (maxParallelStarts). */
   readonly starts: Semaphore;
+  /** Upstream's started pods and containers counters, and the sleep hooks cut short. */
+  readonly startMetrics: StartMetrics;
 }
 
 /** What the postStart/preStop handler runner needs. */
 export function hookDeps(ctx: RuntimeContext): HandlerRunnerDeps {
-  return { runtimeService: ctx.runtime, clock: ctx.clock, httpTimeoutMs: ctx.httpHookTimeoutMs };
+  return {
+    runtimeService: ctx.runtime,
+    clock: ctx.clock,
+    httpTimeoutMs: ctx.httpHookTimeoutMs,
+    sleepTerminatedEarly: ctx.startMetrics.sleepTerminatedEarly,
+  };
 }

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Container, Pod } from '@kubelet-ts/api';
-import { FakeClock, flushMicrotasks } from '@kubelet-ts/common/testing';
+import { FakeClock, RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
 import { FakeRuntimeService } from '@kubelet-ts/cri-client/testing';
 import { runLifecycleHandler } from './lifecycle.js';
 import { parseCriLog, readLastLogLines } from './logs.js';
@@ -116,5 +116,21 @@ describe('lifecycle handlers', () => {
     expect(await runLifecycleHandler(deps, 'id', pod, container, { tcpSocket: { port: 80 } }, '')).toMatch(
       /^Cannot run handler: invalid handler/,
     );
+  });
+
+  it('counts a sleep hook cut short by its container stopping (kubelet_sleep_action_terminated_early_total)', async () => {
+    const clock = new FakeClock();
+    const metrics = new RecordingMetrics();
+    const sleepTerminatedEarly = metrics.counter({ name: 'kubelet_sleep_action_terminated_early_total', help: 'x' });
+    const deps = { runtimeService: new FakeRuntimeService({ clock }), clock, httpTimeoutMs: 1000, sleepTerminatedEarly };
+    const finished = runLifecycleHandler(deps, 'id', pod, container, { sleep: { seconds: 1 } }, '');
+    await clock.advance(1000);
+    expect(await finished).toBe('');
+    const controller = new AbortController();
+    const cut = runLifecycleHandler(deps, 'id', pod, container, { sleep: { seconds: 5 } }, '', controller.signal);
+    await clock.advance(1000);
+    controller.abort(new Error('grace period over'));
+    expect(await cut).toMatch(/^Sleep lifecycle hook \(5\) for Container "c"/);
+    expect(metrics.value('kubelet_sleep_action_terminated_early_total')).toBe(1);
   });
 });

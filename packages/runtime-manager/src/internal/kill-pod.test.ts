@@ -1,5 +1,5 @@
 import type { Pod } from '@kubelet-ts/api';
-import { flushMicrotasks } from '@kubelet-ts/common/testing';
+import { RecordingMetrics, flushMicrotasks } from '@kubelet-ts/common/testing';
 import { app, side, makePod, sync, summary, setup } from './test-env.js';
 import type { Env } from './test-env.js';
 
@@ -109,6 +109,21 @@ describe('killPod', () => {
     await env.clock.advance(3000);
     await killing;
     expect(Object.values(stopTimeouts(env))).toEqual(['2']);
+  });
+
+  it('a sleep preStop hook cut short by the grace period counts in kubelet_sleep_action_terminated_early_total', async () => {
+    const metrics = new RecordingMetrics();
+    const env = setup({ metrics });
+    const pod = makePod({
+      terminationGracePeriodSeconds: 3,
+      containers: [{ ...side, lifecycle: { preStop: { sleep: { seconds: 60 } } } }],
+    });
+    const r = await running(env, pod);
+    const killing = env.manager.killPod(pod, r);
+    await flushMicrotasks();
+    await env.clock.advance(3000);
+    await killing;
+    expect(metrics.value('kubelet_sleep_action_terminated_early_total')).toBe(1);
   });
 
   it('without the pod spec, the grace period and preStop hook come from the container annotations', async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Container, LifecycleHandler, Pod } from '@kubelet-ts/api';
 import { resolveContainerPort } from '@kubelet-ts/api';
-import type { Clock } from '@kubelet-ts/common';
+import type { Clock, Counter } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 
@@ -33,6 +33,8 @@ export interface HandlerRunnerDeps {
   clock: Clock;
   /** Timeout of one HTTP hook request. */
   httpTimeoutMs: number;
+  /** Upstream's kubelet_sleep_action_terminated_early_total: a sleep hook cut short (its container was stopped). */
+  sleepTerminatedEarly?: Counter;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function runLifecycleHandler(
       await deps.clock.sleep(handler.sleep.seconds * 1000, signal);
       return '';
     } catch (err) {
+      deps.sleepTerminatedEarly?.inc();
       return `Sleep lifecycle hook (${handler.sleep.seconds}) for Container "${container.name}" in Pod "${formatPod(pod)}" failed - error: ${messageOf(err)}`;
     }
   }

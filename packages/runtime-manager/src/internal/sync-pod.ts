@@ -15,6 +15,7 @@ import { purgeInitContainers, pruneInitContainersBeforeStart } from './container
 import { StartFailure, checkBackoff, startContainer } from './container-start.js';
 import type { RuntimeContext } from './context.js';
 import { killPod } from './kill-pod.js';
+import type { StartedContainerType } from './metrics.js';
 import { formatPod } from './lifecycle.js';
 import { criMessage, resultError, toPodSyncResult } from './results.js';
 import { createPodSandbox, createdSandboxIPs, sandboxConfig } from './sandbox.js';
@@ -137,9 +138,11 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
   const result: SyncResult = { action: 'CreatePodSandbox', target: podFullName(pod) };
   results.push(result);
   let sandboxId: string;
+  ctx.startMetrics.pods.inc();
   try {
     sandboxId = await createPodSandbox(ctx, pod, actions.attempt);
   } catch (err) {
+    ctx.startMetrics.podErrors.inc();
     result.reason = Reason.CreatePodSandboxError;
     result.message = `Failed to create sandbox for pod ${JSON.stringify(formatPod(pod))}: ${criMessage(err)}`;
     log.error('CreatePodSandbox for pod failed', { err: errorMessage(err) });
@@ -172,9 +175,28 @@ async function startContainers(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const { ctx, pod, status, actions, results, log } = sync;
+  /** Records why a start failed in its result (and the log); returns the reason. */
+  const failed = (container: Container, result: SyncResult, err: unknown): string => {
+    let reason: string;
+    if (err instanceof StartFailure) {
+      reason = err.reason;
+      result.message = err.message;
+      if (err.retryAfterMs !== undefined) result.retryAfterMs = err.retryAfterMs;
+    } else if (RuntimeManagerError.is(err)) {
+      reason = err.reason;
+      result.message = err.message;
+    } else {
+      reason = Reason.RunContainerError;
+      result.message = errorMessage(err);
+    }
+    result.reason = reason;
+    log.info('Container start failed', { containerName: container.name, reason, err: result.message });
+    return reason;
+  };
   const start = async (
     container: Container,
     action: 'StartContainer' | 'InitContainer',
+    type: StartedContainerType,
     targetContainerName?: string,
   ): Promise<boolean> => {
     // A cancelled sync (the pod worker moved on) starts nothing more.
@@ -183,6 +205,13 @@ async function startContainers(
     results.push(result);
     try {
       checkBackoff(ctx, pod, container, status, crashLoopBackoff);
+    } catch (err) {
+      failed(container, result, err);
+      return false;
+    }
+    // As upstream: a start is counted once past the back-off check, a failure by the start's error code.
+    ctx.startMetrics.containers.inc({ container_type: type });
+    try {
       await startContainer(ctx, {
         sandboxId: target.sandboxId,
         sandboxConfig: config,
@@ -195,18 +224,7 @@ async function startContainers(
       });
       return true;
     } catch (err) {
-      if (err instanceof StartFailure) {
-        result.reason = err.reason;
-        result.message = err.message;
-        if (err.retryAfterMs !== undefined) result.retryAfterMs = err.retryAfterMs;
-      } else if (RuntimeManagerError.is(err)) {
-        result.reason = err.reason;
-        result.message = err.message;
-      } else {
-        result.reason = Reason.RunContainerError;
-        result.message = errorMessage(err);
-      }
-      log.info('Container start failed', { containerName: container.name, reason: result.reason, err: result.message });
+      ctx.startMetrics.containerErrors.inc({ container_type: type, code: failed(container, result, err) });
       return false;
     }
   };
@@ -217,20 +235,20 @@ async function startContainers(
     if (ephemeral === undefined) continue;
     const { targetContainerName, ...container } = ephemeral;
     // A failed ephemeral container stops nothing else.
-    await start(container, 'StartContainer', targetContainerName);
+    await start(container, 'StartContainer', 'ephemeral_container', targetContainerName);
   }
   const initContainers = pod.spec.initContainers ?? [];
   for (const idx of actions.initContainersToStart) {
     const container = initContainers[idx];
     if (container === undefined) continue;
     const restartable = isRestartableInitContainer(container);
-    const ok = await start(container, restartable ? 'StartContainer' : 'InitContainer');
+    const ok = await start(container, restartable ? 'StartContainer' : 'InitContainer', 'init_container');
     // A failed sidecar does not stop the others; a failed init container stops initialization.
     if (!ok && !restartable) break;
   }
   const initFailed = results.some((r) => r.action === 'InitContainer' && r.reason !== undefined);
   for (const idx of initFailed ? [] : actions.containersToStart) {
     const container = pod.spec.containers[idx];
-    if (container !== undefined) await start(container, 'StartContainer');
+    if (container !== undefined) await start(container, 'StartContainer', 'container');
   }
 }

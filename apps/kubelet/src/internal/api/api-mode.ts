@@ -4,6 +4,7 @@
  * lease, and mirror pods. Loaded by dynamic import only when --kubeconfig is given, so standalone
  * never loads kube-client, certificate-manager or events.
  */
+import { uptime } from 'node:os';
 import { isStaticPod, NodeSchema, ServiceSchema } from '@kubelet-ts/api';
 import type { Node, Pod, Service } from '@kubelet-ts/api';
 import type { Clock, EventRecorder, Logger, Metrics } from '@kubelet-ts/common';
@@ -12,8 +13,13 @@ import { durationMs } from '@kubelet-ts/config';
 import { createEventBroadcaster } from '@kubelet-ts/events';
 import type { Informer } from '@kubelet-ts/kube-client';
 import { createInformer, eventsApi, leasesApi, nodesApi, podsApi } from '@kubelet-ts/kube-client';
-import { createNodeLeaseController, createNodeRegistration, createNodeStatusUpdater } from '@kubelet-ts/node-status';
-import type { NodeStatusManager } from '@kubelet-ts/node-status';
+import {
+  createNodeLeaseController,
+  createNodeRegistration,
+  createNodeStartupLatencyTracker,
+  createNodeStatusUpdater,
+} from '@kubelet-ts/node-status';
+import type { NodeStartupLatencyTracker, NodeStatusManager } from '@kubelet-ts/node-status';
 import { createMirrorPodManager } from '@kubelet-ts/pod-lifecycle';
 import type { MirrorPodManager, PodLifecycle, ServiceLister } from '@kubelet-ts/pod-lifecycle';
 import { createApiSource } from '@kubelet-ts/pod-sources';
@@ -96,6 +102,12 @@ const NODE_LEASE_NAMESPACE = 'kube-node-lease';
  */
 export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> {
   const { config, flags, nodeName, clock, logger, metrics } = options;
+  // Upstream NewNodeStartupLatencyTracker: the kubelet starts now; the machine booted its uptime ago (whole seconds, as sysinfo).
+  const nodeStartup = createNodeStartupLatencyTracker({
+    clock,
+    metrics,
+    bootTimeMs: Math.floor(clock.now() / 1000 - Math.floor(uptime())) * 1000,
+  });
   const credentials = await resolveCredentials({
     kubeconfig: flags.kubeconfig,
     ...(flags.bootstrapKubeconfig !== undefined ? { bootstrapKubeconfig: flags.bootstrapKubeconfig } : {}),
@@ -207,7 +219,7 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
       kubelet = k;
       return apiModeRunnables(
         options,
-        { clients, credentials, serving, nodeInformer, podInformer, serviceInformer, statusSink, mirrorPods },
+        { clients, credentials, serving, nodeInformer, podInformer, serviceInformer, statusSink, mirrorPods, nodeStartup },
         k,
       );
     },
@@ -224,6 +236,8 @@ export async function connectApiMode(options: ApiModeOptions): Promise<ApiMode> 
 
 interface Connected {
   clients: KubeletClients;
+  /** kubelet_node_startup_*: told by the registration and the status updater. */
+  nodeStartup: NodeStartupLatencyTracker;
   credentials: Credentials;
   serving: KubeletServing | undefined;
   nodeInformer: Informer<Node>;
@@ -246,6 +260,7 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
         clock,
         logger: nodeLogger,
         metrics,
+        startupTracker: c.nodeStartup,
       })
     : undefined;
   const updater = createNodeStatusUpdater({
@@ -260,6 +275,7 @@ function apiModeRunnables(options: ApiModeOptions, c: Connected, kubelet: ApiMod
     clock,
     logger: nodeLogger,
     metrics,
+    startupTracker: c.nodeStartup,
   });
   const lease = createNodeLeaseController({
     nodeName,
