@@ -283,7 +283,10 @@ describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug en
     };
   };
 
-  /** The status line of a WebSocket upgrade of an exec in the shell pod, with these subprotocols. */
+  /**
+   * The status line of a WebSocket upgrade of an exec in the shell pod, with these subprotocols. The
+   * exec protocol is v4: containerd 2.2's streaming server refuses v5 (403 from its handshake).
+   */
   const upgradeStatus = (protocols: string): Promise<string> =>
     new Promise((resolve, reject) => {
       const socket = tlsConnect({ host: cp.nodeIp, port, rejectUnauthorized: false }, () =>
@@ -301,15 +304,20 @@ describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug en
           ].join('\r\n'),
         ),
       );
-      let head = '';
+      // The status line, and for a refusal its body's text (the authorizer's reason).
+      let answer = '';
       socket.on('data', (d: Buffer) => {
-        head += d.toString('latin1');
-        const end = head.indexOf('\r\n');
-        if (end >= 0) {
+        answer += d.toString('latin1');
+        const end = answer.indexOf('\r\n');
+        if (end < 0) return;
+        const status = answer.slice(0, end);
+        const body = answer.indexOf('\r\n\r\n');
+        if (status.includes(' 101 ') || (body >= 0 && answer.length > body + 4)) {
           socket.destroy();
-          resolve(head.slice(0, end));
+          resolve(status.includes(' 101 ') ? status : `${status} ${answer.slice(body + 4).trim()}`);
         }
       });
+      socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
       socket.on('error', reject);
     });
 
@@ -319,14 +327,28 @@ describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug en
     await kubectl('create', 'clusterrole', `${ns}-node-proxy`, '--verb=get,create', '--resource=nodes/proxy');
     await kubectl('create', 'clusterrolebinding', `${ns}-node-proxy`, `--clusterrole=${ns}-node-proxy`, `--serviceaccount=${ns}:debugger`);
     const bearer = (token: string): string =>
-      `v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
+      `v4.channel.k8s.io, base64url.bearer.authorization.k8s.io.${Buffer.from(token).toString('base64url')}`;
     try {
       const allowed = (await kubectl('create', 'token', '-n', ns, 'debugger')).trim();
+      // Only once the API server's RBAC has the binding: a denial would be cached by the kubelet (cacheUnauthorizedTTL).
+      await eventually(
+        'RBAC allows the debugger nodes/proxy',
+        async () =>
+          (
+            await kubectl.run(['auth', 'can-i', 'create', 'nodes', '--subresource=proxy', `--as=system:serviceaccount:${ns}:debugger`])
+          ).stdout.trim() === 'yes',
+        30_000,
+        500,
+      );
       // RBAC is read by the authorizer's cache: the binding may take a moment.
       expect(
         await eventually(
           'an allowed upgrade',
-          async () => ((await upgradeStatus(bearer(allowed))).includes(' 101 ') ? '101' : undefined),
+          async () => {
+            const line = await upgradeStatus(bearer(allowed));
+            if (!line.includes(' 101 ')) throw new Error(line);
+            return '101';
+          },
           30_000,
           1000,
         ),
@@ -334,7 +356,7 @@ describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug en
       const plain = (await kubectl('create', 'token', '-n', ns, 'plain')).trim();
       expect(await upgradeStatus(bearer(plain))).toMatch(/^HTTP\/1\.1 403 /);
       expect(await upgradeStatus(bearer('not-a-token'))).toMatch(/^HTTP\/1\.1 401 /);
-      expect(await upgradeStatus('v5.channel.k8s.io')).toMatch(/^HTTP\/1\.1 401 /);
+      expect(await upgradeStatus('v4.channel.k8s.io')).toMatch(/^HTTP\/1\.1 401 /);
     } finally {
       await kubectl('delete', 'clusterrolebinding', `${ns}-node-proxy`).catch(() => undefined);
       await kubectl('delete', 'clusterrole', `${ns}-node-proxy`).catch(() => undefined);
@@ -344,10 +366,16 @@ describe('WebSocket tokens, a reloaded client CA, /logs/ ranges and the debug en
   it('reloads authentication.x509.clientCAFile: a client of a new CA is let in without a restart; a broken file keeps the last bundle', async () => {
     const newCa = createTestCa({ commonName: 'kts-it rotated client CA' });
     const client = issueClient(newCa);
-    const get = () => httpsGet({ host: cp.nodeIp, port, path: '/healthz', rejectUnauthorized: false, ...client });
+    // A new connection each time: a connection verifies its client certificate once, at its handshake.
+    const get = () => httpsGet({ host: cp.nodeIp, port, path: '/healthz', rejectUnauthorized: false, agent: false, ...client });
     expect((await get()).status).toBe(401);
     await fs.writeFile(clientCaFile, `${await fs.readFile(cp.caFile, 'utf8')}${newCa.certificatePem}`);
-    expect(await eventually('the new CA taken', async () => ((await get()).status === 200 ? 200 : undefined), 75_000, 500)).toBe(200);
+    const taken = async (): Promise<number> => {
+      const answer = await get();
+      if (answer.status !== 200) throw new Error(`${answer.status} ${answer.body}`);
+      return 200;
+    };
+    expect(await eventually('the new CA taken', taken, 75_000, 500)).toBe(200);
     await fs.writeFile(clientCaFile, 'not a certificate\n');
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect((await get()).status).toBe(200);
