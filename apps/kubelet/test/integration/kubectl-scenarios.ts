@@ -303,6 +303,8 @@ export async function observeAdmission(
   kubectl: Kubectl,
   namespace: string,
   nodeName: string,
+  /** The node's maxPods: when given, that many pods are started and the next one must be refused (OutOfpods). */
+  maxPods?: number,
 ): Promise<Record<string, { phase?: string; reason?: string; message?: string }>> {
   const pod = (name: string, spec: Record<string, unknown>, container: Record<string, unknown> = {}) => ({
     apiVersion: 'v1',
@@ -337,5 +339,40 @@ export async function observeAdmission(
     seen[metadata.name] = { phase: status.phase, reason: status.reason, message: status.message };
   }
   await kubectl('delete', 'pod', '-n', namespace, ...pods.map((p) => p.metadata.name), '--wait=true', '--timeout=60s');
+  if (maxPods !== undefined) seen['one-too-many'] = await observeOutOfPods(kubectl, namespace, nodeName, maxPods, pod);
   return seen;
+}
+
+/** Fills the node's pod slots with sleepers (none may be running before), then one more: its refusal. */
+async function observeOutOfPods(
+  kubectl: Kubectl,
+  namespace: string,
+  nodeName: string,
+  maxPods: number,
+  pod: (name: string, spec: Record<string, unknown>) => { metadata: { name: string } },
+): Promise<{ phase?: string; reason?: string; message?: string }> {
+  const fill = Array.from({ length: maxPods }, (_, i) => pod(`fill-${i}`, {}));
+  await kubectl.apply({ apiVersion: 'v1', kind: 'List', items: fill });
+  await eventually(
+    `${maxPods} pods running on ${nodeName}`,
+    async () => {
+      const list = await kubectl.json<{ items: Array<{ status?: { phase?: string } }> }>('get', 'pods', '-n', namespace);
+      return list.items.filter((p) => p.status?.phase === 'Running').length === maxPods;
+    },
+    90_000,
+    500,
+  );
+  await kubectl.apply(pod('one-too-many', {}));
+  const status = await eventually(
+    'pod one-too-many refused',
+    async () => {
+      const s = (await kubectl.get<AdmittedPod>('pod', '-n', namespace, 'one-too-many'))?.status;
+      return s?.phase === 'Failed' ? s : undefined;
+    },
+    60_000,
+    500,
+  );
+  const names = [...fill.map((p) => p.metadata.name), 'one-too-many'];
+  await kubectl('delete', 'pod', '-n', namespace, ...names, '--wait=true', '--timeout=90s');
+  return { phase: status.phase, reason: status.reason, message: status.message };
 }

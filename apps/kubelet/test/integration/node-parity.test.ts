@@ -4,7 +4,7 @@
  * - the Node each registers, compared field by field; only what must differ is masked: names, IDs,
  *   addresses, times, the kubelet version;
  * - the same pods on each, one kubelet at a time: the service environment variables they get, the
- *   admission refusals (OutOfcpu, SysctlForbidden, NodeAffinity) with their messages, and
+ *   admission refusals (OutOfcpu, SysctlForbidden, NodeAffinity, OutOfpods) with their messages, and
  *   what kubectl logs, exec (-it), attach, port-forward, cp, debug and the node proxy's /run show.
  * Pods run on one kubelet at a time because both use the one containerd, and a kubelet kills every
  * pod of its runtime that it does not own (upstream housekeeping): the upstream kubelet killed
@@ -38,6 +38,8 @@ const kubectl = kubectlFor(cp);
 
 // The upstream runner's thresholds (scripts/lib/upstream-kubelet.mjs), given to kubelet-ts too.
 const EVICTION_HARD = { 'memory.available': '100Mi', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' };
+// Few pod slots, the same on both: the parity suite fills them to see each kubelet refuse one more (OutOfpods).
+const MAX_PODS = 6;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type NodeObj = { metadata: Record<string, Json>; spec?: Record<string, Json>; status: Record<string, Json> };
@@ -81,7 +83,7 @@ const upstreamDir = path.join(os.tmpdir(), `kubelet-ts-parity-upstream-${process
 async function startUpstream(): Promise<string> {
   const child = spawn(
     process.execPath,
-    [path.join(__dirname, 'upstream-kubelet-runner.mjs'), upstreamDir, JSON.stringify({ evictionHard: EVICTION_HARD })],
+    [path.join(__dirname, 'upstream-kubelet-runner.mjs'), upstreamDir, JSON.stringify({ evictionHard: EVICTION_HARD, maxPods: MAX_PODS })],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
     },
@@ -121,7 +123,7 @@ describe('the Node of kubelet-ts and of the upstream kubelet on the same machine
   it('match field by field, except what must differ', async () => {
     ours = await createKubelet('parity', {
       apiServer: { bootstrapKubeconfig: cp.bootstrapKubeconfig, nodeIp: cp.nodeIp },
-      config: [`evictionHard: ${JSON.stringify(EVICTION_HARD)}`, 'port: 10250'],
+      config: [`evictionHard: ${JSON.stringify(EVICTION_HARD)}`, 'port: 10250', `maxPods: ${MAX_PODS}`],
     });
     await ours.start();
     upstreamName = await startUpstream();
@@ -187,7 +189,7 @@ async function environmentOn(nodeName: string, podName: string, enableServiceLin
 async function observeNode(nodeName: string) {
   const links = await environmentOn(nodeName, 'env-links', true);
   const noLinks = await environmentOn(nodeName, 'env-nolinks', false);
-  const admission = await observeAdmission(kubectl, ns, nodeName);
+  const admission = await observeAdmission(kubectl, ns, nodeName, MAX_PODS);
   await startScenarioPod(kubectl, 'shell', ns, nodeName);
   const seen = {
     admission,
@@ -268,9 +270,17 @@ describe('the same pods on kubelet-ts and on the upstream kubelet, one at a time
     expect(onOurs?.env.links['HEADLESS_SERVICE_HOST']).toBeUndefined();
   });
 
-  it('refuses the same pods at admission with the same reasons and messages (OutOfcpu, SysctlForbidden, NodeAffinity)', () => {
+  it('refuses the same pods at admission with the same reasons and messages (OutOfcpu, SysctlForbidden, NodeAffinity, OutOfpods)', () => {
     expect(onOurs?.admission).toEqual(onUpstream?.admission);
-    expect(Object.values(onOurs?.admission ?? {}).map((s) => s.reason)).toEqual(['OutOfcpu', 'SysctlForbidden', 'NodeAffinity']);
+    expect(Object.values(onOurs?.admission ?? {}).map((s) => s.reason)).toEqual([
+      'OutOfcpu',
+      'SysctlForbidden',
+      'NodeAffinity',
+      'OutOfpods',
+    ]);
+    expect(onOurs?.admission['one-too-many']?.message).toBe(
+      `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${MAX_PODS}, capacity: ${MAX_PODS}`,
+    );
   });
 
   it('shows the same kubectl logs (--tail, --timestamps, --limit-bytes, --since, --previous)', () => {
