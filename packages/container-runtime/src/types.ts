@@ -161,6 +161,12 @@ export interface ContainerRuntime {
   killPod(pod: Pod | undefined, running: RunningPod, gracePeriodOverrideSeconds?: number): Promise<PodSyncResult>;
   /** Remove dead containers and sandboxes per policy; `isPodDeleted(uid)` says whether a pod is gone for good. */
   garbageCollect(policy: ContainerGCPolicy, allSourcesReady: boolean, isPodDeleted: (uid: string) => boolean): Promise<void>;
+  /**
+   * Removes the exited containers and the stopped sandboxes of one pod that is gone for good (no
+   * source has it, its worker terminated it): what the next garbage collection would remove, now.
+   * Running containers and ready sandboxes stay; a sandbox that still has containers too.
+   */
+  removeDeletedPod(uid: string): Promise<void>;
   /** Runtime conditions for /healthz and node status. */
   status(): Promise<RuntimeCondition[]>;
 }

@@ -145,6 +145,24 @@ describe('pod lifecycle: sync loop', () => {
     expect(h.runtime.pods.has(pod.metadata.uid)).toBe(false);
   });
 
+  it("removes a deleted pod's containers and sandbox right after its termination; a pod still listed (API deletion in progress) keeps them", async () => {
+    const h = start();
+    const removed = makePod({ name: 'removed', terminationGracePeriodSeconds: 1 });
+    const deleting = makePod({ name: 'deleting', terminationGracePeriodSeconds: 1 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [removed] });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'api', pods: [deleting] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(2_000);
+    h.lifecycle.handlePodUpdate({ op: 'REMOVE', source: 'file', pods: [removed] });
+    h.lifecycle.handlePodUpdate({
+      op: 'DELETE',
+      source: 'api',
+      pods: [{ ...deleting, metadata: { ...deleting.metadata, deletionTimestamp: '2026-01-01T00:00:02Z', deletionGracePeriodSeconds: 1 } }],
+    });
+    await h.clock.advance(5_000);
+    expect(h.runtime.callsOf('removeDeletedPod').map((c) => c.uid)).toEqual([removed.metadata.uid]);
+  });
+
   it('tells the object registry of every added, updated and removed pod, before the pod syncs', async () => {
     const calls: string[] = [];
     let syncsAtRegister = -1;

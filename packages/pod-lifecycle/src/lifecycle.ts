@@ -235,6 +235,7 @@ export function composePodLifecycle(options: PodLifecycleOptions): ComposedPodLi
     rootDir,
     syncNow: (uid) => dispatcher.syncNow(uid),
     podKilled: (uid) => killer.podKilled(uid),
+    isPodDeleted: (uid) => sourcesReady && !pods.hasPod(uid),
     clock,
     logger,
     recorder,

@@ -8,7 +8,7 @@ import type { ImagePodPullingTimeRecorder, ImagePuller, PullCredentialsFn } from
 import { createImagePuller } from './image-puller.js';
 import { removeContainer } from './internal/container-remove.js';
 import type { RuntimeContext } from './internal/context.js';
-import { collectGarbage } from './internal/gc.js';
+import { collectGarbage, collectPodGarbage } from './internal/gc.js';
 import { killPod } from './internal/kill-pod.js';
 import { DEFAULT_CONTAINER_LOGS_DIR } from './internal/log-symlink.js';
 import { startMetrics } from './internal/metrics.js';
@@ -159,6 +159,8 @@ export function createRuntimeManager(options: RuntimeManagerOptions): ContainerR
         isPodDeleted,
         removeContainer: (id) => removeContainer(ctx, id),
       }),
+    removeDeletedPod: (uid) =>
+      collectPodGarbage({ runtimeService: ctx.runtime, logger: ctx.logger, removeContainer: (id) => removeContainer(ctx, id) }, uid),
     async status() {
       const response = await ctx.runtime.status({ verbose: false });
       return (response.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message }));

@@ -26,6 +26,7 @@ export type FakeRuntimeCall =
   | { method: 'syncPod'; pod: Pod; status: RuntimePodStatus }
   | { method: 'killPod'; pod: Pod | undefined; running: RunningPod; gracePeriodOverrideSeconds: number | undefined }
   | { method: 'garbageCollect'; policy: ContainerGCPolicy; allSourcesReady: boolean }
+  | { method: 'removeDeletedPod'; uid: string }
   | { method: 'status' };
 
 /** The in-memory state of one pod. Tests may mutate it directly. */
@@ -301,6 +302,16 @@ export class FakeContainerRuntime implements ContainerRuntime {
       const stopped = state.containers.every((c) => c.state === 'exited') && state.sandboxes.every((s) => s.state === 'notready');
       if (stopped && isPodDeleted(uid)) this.pods.delete(uid);
     }
+  }
+
+  async removeDeletedPod(uid: string): Promise<void> {
+    this.calls.push({ method: 'removeDeletedPod', uid });
+    this.#maybeFail('removeDeletedPod');
+    const state = this.pods.get(uid);
+    if (state === undefined) return;
+    state.containers = state.containers.filter((c) => c.state === 'running');
+    if (state.containers.length === 0) state.sandboxes = state.sandboxes.filter((sb) => sb.state === 'ready');
+    if (state.containers.length === 0 && state.sandboxes.length === 0) this.pods.delete(uid);
   }
 
   async status(): Promise<RuntimeCondition[]> {

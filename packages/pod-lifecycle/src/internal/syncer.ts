@@ -31,6 +31,8 @@ export interface PodSyncerOptions {
   syncNow: (uid: string) => void;
   /** The pod's containers are all stopped (killPodNow waiters resolve). */
   podKilled: (uid: string) => void;
+  /** No source has the pod any more (and every source has delivered): it will not be started again. */
+  isPodDeleted: (uid: string) => boolean;
   clock: Clock;
   logger: Logger;
   recorder: EventRecorder;
@@ -184,6 +186,19 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       // (in API mode the sink may then delete the pod for good).
       statusManager.terminatePod(pod);
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
+      // A pod deleted for good: its exited containers and stopped sandbox go now, not at the next
+      // container GC (upstream's podContainerDeletor does the containers early too); GC stays the backstop.
+      if (o.isPodDeleted(pod.metadata.uid)) {
+        void runtime
+          .removeDeletedPod(pod.metadata.uid)
+          .catch((err: unknown) =>
+            logger.warn('Failed to remove the containers of a deleted pod', {
+              pod: podKey(pod),
+              podUID: pod.metadata.uid,
+              err: errorMessage(err),
+            }),
+          );
+      }
     },
   };
 }

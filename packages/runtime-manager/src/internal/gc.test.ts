@@ -176,3 +176,30 @@ describe('garbageCollect', () => {
     await access(path.join(env.logsDir, 'prod_web_uid-1'));
   });
 });
+
+describe('removeDeletedPod', () => {
+  it("removes one stopped pod's exited containers and its sandbox, and nothing of other pods", async () => {
+    const env = setup();
+    const gone = makePod({ containers: [side] }, 'uid-gone');
+    const other = makePod({ containers: [side] }, 'uid-other');
+    await sync(env, gone);
+    await sync(env, other);
+    const running = (await env.manager.getPods(false)).find((p) => p.uid === 'uid-gone');
+    await env.manager.killPod(gone, running ?? { uid: 'uid-gone', name: 'web', namespace: 'prod', sandboxes: [], containers: [] });
+    await env.manager.removeDeletedPod('uid-gone');
+    const left = await env.manager.getPods(true);
+    expect(left.map((p) => p.uid)).toEqual(['uid-other']);
+    expect(left[0]?.containers.map((c) => c.state)).toEqual(['running']);
+    expect(env.runtime.callsOf('removePodSandbox')).toHaveLength(1);
+  });
+
+  it('leaves a pod whose container still runs untouched, sandbox included', async () => {
+    const env = setup();
+    const pod = makePod({ containers: [side] }, 'uid-running');
+    await sync(env, pod);
+    await env.manager.removeDeletedPod('uid-running');
+    expect(env.runtime.callsOf('removeContainer')).toHaveLength(0);
+    expect(env.runtime.callsOf('removePodSandbox')).toHaveLength(0);
+    expect((await env.manager.getPods(true))[0]?.containers.map((c) => c.state)).toEqual(['running']);
+  });
+});

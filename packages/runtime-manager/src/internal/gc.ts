@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded } from '@kubelet-ts/common';
 import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
+import { KUBERNETES_POD_UID_LABEL } from '@kubelet-ts/container-runtime';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
 import { removeDeadLogSymlinks } from './log-symlink.js';
@@ -152,5 +153,36 @@ export async function collectGarbage(deps: GcDeps): Promise<void> {
   // ---- dangling container log symlinks (every time, as upstream)
   if (deps.containerLogsDir !== undefined) {
     await removeDeadLogSymlinks({ containerLogsDir: deps.containerLogsDir, runtimeService, logger });
+  }
+}
+
+export type PodGcDeps = Pick<GcDeps, 'runtimeService' | 'logger' | 'removeContainer'>;
+
+/**
+ * The garbage of one pod that is gone for good, removed at once (containerGC would remove the same
+ * at its next pass): its exited containers, then — once none is left — its stopped sandboxes. All
+ * of one pod at a time, so a mass deletion removes pods as fast as they stop, not in GC batches.
+ */
+export async function collectPodGarbage(deps: PodGcDeps, uid: string): Promise<void> {
+  const { runtimeService, logger } = deps;
+  const filter = { labelSelector: { [KUBERNETES_POD_UID_LABEL]: uid } };
+  const listed = await runtimeService.listContainers({ filter });
+  const running = listed.containers.filter((c) => c.state === 'CONTAINER_RUNNING');
+  const removals = await Promise.allSettled(
+    listed.containers.filter((c) => c.state !== 'CONTAINER_RUNNING').map((c) => deps.removeContainer(c.id)),
+  );
+  const failed = removals.filter((r) => r.status === 'rejected');
+  for (const r of failed) logger.warn('Failed to remove container', { podUID: uid, err: errorMessage(r.reason) });
+  // A sandbox with containers left (running, or not removed) stays for the container GC.
+  if (running.length > 0 || failed.length > 0) return;
+  const sandboxes = await runtimeService.listPodSandbox({ filter });
+  for (const sandbox of sandboxes.items) {
+    if (sandbox.state === 'SANDBOX_READY') continue;
+    try {
+      await runtimeService.stopPodSandbox({ podSandboxId: sandbox.id }, { ignoreNotFound: true });
+      await runtimeService.removePodSandbox({ podSandboxId: sandbox.id }, { ignoreNotFound: true });
+    } catch (err) {
+      logger.warn('Failed to remove sandbox', { podUID: uid, podSandboxID: sandbox.id, err: errorMessage(err) });
+    }
   }
 }
