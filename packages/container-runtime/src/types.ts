@@ -163,10 +163,11 @@ export interface ContainerRuntime {
   garbageCollect(policy: ContainerGCPolicy, allSourcesReady: boolean, isPodDeleted: (uid: string) => boolean): Promise<void>;
   /**
    * Removes the exited containers and the stopped sandboxes of one pod that is gone for good (no
-   * source has it, its worker terminated it): what the next garbage collection would remove, now.
-   * Running containers and ready sandboxes stay; a sandbox that still has containers too.
+   * source has it, its worker terminated it), as its last status lists them (the one its termination
+   * read): what the next garbage collection would remove, now, without listing the runtime again.
+   * Running containers and ready sandboxes stay; while any container stays, the sandboxes do too.
    */
-  removeDeletedPod(uid: string): Promise<void>;
+  removeDeletedPod(status: RuntimePodStatus): Promise<void>;
   /** Runtime conditions for /healthz and node status. */
   status(): Promise<RuntimeCondition[]>;
 }

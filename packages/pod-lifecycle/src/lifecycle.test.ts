@@ -160,7 +160,23 @@ describe('pod lifecycle: sync loop', () => {
       pods: [{ ...deleting, metadata: { ...deleting.metadata, deletionTimestamp: '2026-01-01T00:00:02Z', deletionGracePeriodSeconds: 1 } }],
     });
     await h.clock.advance(5_000);
-    expect(h.runtime.callsOf('removeDeletedPod').map((c) => c.uid)).toEqual([removed.metadata.uid]);
+    const removals = h.runtime.callsOf('removeDeletedPod');
+    expect(removals.map((c) => c.uid)).toEqual([removed.metadata.uid]);
+    // With the status its termination read: every container stopped.
+    expect(removals[0]?.status.containers.map((c) => c.state)).toEqual(['exited']);
+  });
+
+  it("keeps the status its termination read in the PLEG's cache, so the relists do not read the stopped pod again", async () => {
+    const h = start();
+    const pod = makePod({ name: 'stopping', terminationGracePeriodSeconds: 1 });
+    h.lifecycle.handlePodUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+    h.lifecycle.setSourcesReady();
+    await h.clock.advance(3_000);
+    const readsBefore = h.runtime.callsOf('getPodStatus').filter((c) => c.uid === pod.metadata.uid).length;
+    h.lifecycle.handlePodUpdate({ op: 'DELETE', source: 'file', pods: [pod] });
+    await h.clock.advance(5_000);
+    // The one read of the termination itself: the relists saw the stopped containers already cached.
+    expect(h.runtime.callsOf('getPodStatus').filter((c) => c.uid === pod.metadata.uid).length - readsBefore).toBe(1);
   });
 
   it('tells the object registry of every added, updated and removed pod, before the pod syncs', async () => {

@@ -22,6 +22,10 @@ class RecordingSyncer implements PodSyncer {
   hold = false;
   failNext: Error | undefined;
   terminalNext = false;
+  /** What syncTerminatingPod resolves with (the status read once everything stopped), if anything. */
+  stoppedStatus: RuntimePodStatus | undefined;
+  /** The status each syncTerminatedPod was given. */
+  readonly terminatedWith: RuntimePodStatus[] = [];
   #releases: Array<() => void> = [];
 
   release(): void {
@@ -55,13 +59,14 @@ class RecordingSyncer implements PodSyncer {
     this.terminalNext = false;
     return this.#run({ fn: 'syncPod', uid: pod.metadata.uid, updateType, version: pod.metadata.resourceVersion, signal }, signal, terminal);
   }
-  syncTerminatingPod(pod: Pod, _status: RuntimePodStatus, grace: number, signal: AbortSignal): Promise<void> {
-    return this.#run({ fn: 'syncTerminatingPod', uid: pod.metadata.uid, grace }, signal, undefined);
+  syncTerminatingPod(pod: Pod, _status: RuntimePodStatus, grace: number, signal: AbortSignal): Promise<RuntimePodStatus | void> {
+    return this.#run({ fn: 'syncTerminatingPod', uid: pod.metadata.uid, grace }, signal, this.stoppedStatus);
   }
   syncTerminatingRuntimePod(running: RunningPod, grace: number | undefined, signal: AbortSignal): Promise<void> {
     return this.#run({ fn: 'syncTerminatingRuntimePod', uid: running.uid, grace }, signal, undefined);
   }
-  syncTerminatedPod(pod: Pod, _status: RuntimePodStatus, signal: AbortSignal): Promise<void> {
+  syncTerminatedPod(pod: Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<void> {
+    this.terminatedWith.push(status);
     return this.#run({ fn: 'syncTerminatedPod', uid: pod.metadata.uid }, signal, undefined);
   }
 }
@@ -195,6 +200,21 @@ describe('pod workers', () => {
     await h.relist();
     await h.workers.whenIdle();
     expect(h.syncer.calls).toHaveLength(3);
+  });
+
+  it('cleans a terminated pod up with the status its termination read, without waiting for a relist', async () => {
+    const h = harness();
+    const pod = makePod({ terminationGracePeriodSeconds: 1 });
+    h.cache.updateTime(h.clock.now());
+    h.workers.updatePod({ updateType: 'create', pod });
+    await h.workers.whenIdle();
+    h.syncer.stoppedStatus = { ...emptyRuntimePodStatus(pod.metadata.uid, h.clock.now()), name: 'read-after-kill' };
+    h.workers.updatePod({ updateType: 'kill', pod });
+    // One relist for the termination; none after it.
+    await h.relist();
+    await h.workers.whenIdle();
+    expect(fns(h)).toEqual(['syncPod', 'syncTerminatingPod', 'syncTerminatedPod']);
+    expect(h.syncer.terminatedWith.map((st) => st.name)).toEqual(['read-after-kill']);
   });
 
   it('refuses to restart a terminated UID until housekeeping forgets it (terminatedAndRecreated)', async () => {

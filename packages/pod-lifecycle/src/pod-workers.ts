@@ -29,8 +29,12 @@ export type KnownPodWorkState = PodWorkerState | 'terminatedAndRecreated';
 export interface PodSyncer {
   /** Converges a running pod. Resolves `true` when the pod reached a terminal phase (it then terminates). */
   syncPod(updateType: PodUpdateType, pod: Pod, status: RuntimePodStatus, signal: AbortSignal): Promise<boolean>;
-  /** Stops every container of the pod within the grace period. */
-  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Stops every container of the pod within the grace period. May resolve with the pod's status read
+   * once everything stopped: the terminated step then uses it instead of waiting for the next relist
+   * (upstream leaves that as a TODO in SyncTerminatingPod; nothing of the pod runs any more to change it).
+   */
+  syncTerminatingPod(pod: Pod, status: RuntimePodStatus, gracePeriodSeconds: number, signal: AbortSignal): Promise<RuntimePodStatus | void>;
   /** Stops a pod known only from the runtime (no spec). */
   syncTerminatingRuntimePod(runningPod: RunningPod, gracePeriodSeconds: number | undefined, signal: AbortSignal): Promise<void>;
   /** Releases what the stopped pod still holds (volumes); runs once after termination. */
@@ -116,6 +120,8 @@ interface WorkerStatus {
   lastSyncTime: number;
   /** The worker synced the pod once (upstream startedAt). */
   started: boolean;
+  /** The status syncTerminatingPod read once every container had stopped, for the terminated step. */
+  stoppedStatus: RuntimePodStatus | undefined;
 }
 
 const RESYNC_JITTER_FACTOR = 0.5;
@@ -178,6 +184,7 @@ function newWorkerStatus(uid: string, update: UpdatePodOptions): WorkerStatus {
     abort: undefined,
     activeWork: undefined,
     lastSyncTime: 0,
+    stoppedStatus: undefined,
     started: false,
   };
 }
@@ -231,7 +238,8 @@ async function doWork(ctx: WorkersContext, s: WorkerStatus, pending: Pending, wo
     return;
   }
   const pod = s.pod;
-  const status = await ctx.cache.getNewerThan(s.uid, s.lastSyncTime, signal);
+  const stopped = work === 'terminated' ? s.stoppedStatus : undefined;
+  const status = stopped ?? (await ctx.cache.getNewerThan(s.uid, s.lastSyncTime, signal));
   switch (work) {
     case 'syncing': {
       // Upstream startPodSync: the containers of a pod its worker starts, once.
@@ -247,7 +255,8 @@ async function doWork(ctx: WorkersContext, s: WorkerStatus, pending: Pending, wo
       break;
     }
     case 'terminating':
-      await syncer.syncTerminatingPod(pod, status, s.gracePeriodSeconds ?? effectiveGracePeriodSeconds(pod), signal);
+      s.stoppedStatus =
+        (await syncer.syncTerminatingPod(pod, status, s.gracePeriodSeconds ?? effectiveGracePeriodSeconds(pod), signal)) ?? undefined;
       s.terminatedAt = ctx.clock.now();
       break;
     case 'terminated':

@@ -159,8 +159,8 @@ export function createRuntimeManager(options: RuntimeManagerOptions): ContainerR
         isPodDeleted,
         removeContainer: (id) => removeContainer(ctx, id),
       }),
-    removeDeletedPod: (uid) =>
-      collectPodGarbage({ runtimeService: ctx.runtime, logger: ctx.logger, removeContainer: (id) => removeContainer(ctx, id) }, uid),
+    removeDeletedPod: (status) =>
+      collectPodGarbage({ runtimeService: ctx.runtime, logger: ctx.logger, removeContainer: (id) => removeContainer(ctx, id) }, status),
     async status() {
       const response = await ctx.runtime.status({ verbose: false });
       return (response.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message }));

@@ -26,7 +26,7 @@ export type FakeRuntimeCall =
   | { method: 'syncPod'; pod: Pod; status: RuntimePodStatus }
   | { method: 'killPod'; pod: Pod | undefined; running: RunningPod; gracePeriodOverrideSeconds: number | undefined }
   | { method: 'garbageCollect'; policy: ContainerGCPolicy; allSourcesReady: boolean }
-  | { method: 'removeDeletedPod'; uid: string }
+  | { method: 'removeDeletedPod'; uid: string; status: RuntimePodStatus }
   | { method: 'status' };
 
 /** The in-memory state of one pod. Tests may mutate it directly. */
@@ -304,13 +304,15 @@ export class FakeContainerRuntime implements ContainerRuntime {
     }
   }
 
-  async removeDeletedPod(uid: string): Promise<void> {
-    this.calls.push({ method: 'removeDeletedPod', uid });
+  async removeDeletedPod(status: RuntimePodStatus): Promise<void> {
+    const { uid } = status;
+    this.calls.push({ method: 'removeDeletedPod', uid, status });
     this.#maybeFail('removeDeletedPod');
     const state = this.pods.get(uid);
     if (state === undefined) return;
-    state.containers = state.containers.filter((c) => c.state === 'running');
-    if (state.containers.length === 0) state.sandboxes = state.sandboxes.filter((sb) => sb.state === 'ready');
+    const listed = new Set([...status.containers.map((c) => c.id), ...status.sandboxes.map((sb) => sb.id)]);
+    state.containers = state.containers.filter((c) => c.state === 'running' || !listed.has(c.id));
+    if (state.containers.length === 0) state.sandboxes = state.sandboxes.filter((sb) => sb.state === 'ready' || !listed.has(sb.id));
     if (state.containers.length === 0 && state.sandboxes.length === 0) this.pods.delete(uid);
   }
 

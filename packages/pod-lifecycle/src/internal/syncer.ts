@@ -141,7 +141,11 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
           cause: result.error,
         });
       }
+      const readAt = o.clock.now();
       const after = await runtime.getPodStatus(uid, pod.metadata.name, pod.metadata.namespace);
+      // Into the cache (unless the PLEG stored a newer read meanwhile): the relist then finds these
+      // stopped containers already there and does not read the pod again (a mass deletion's relists).
+      if (o.cache.get(uid).modifiedAt < readAt) o.cache.set(uid, after, undefined, readAt);
       const stillRunning = after.containers.filter((c) => c.state === 'running').map((c) => c.name);
       if (stillRunning.length > 0) {
         throw new PodLifecycleError('KILL_FAILED', `detected running containers after a successful KillPod: ${stillRunning.join(', ')}`);
@@ -149,6 +153,7 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       statusManager.setPodStatus(pod, generate(pod, after, true));
       logger.info('Pod termination stopped all running containers', { pod: podKey(pod), podUID: uid, gracePeriod: gracePeriodSeconds });
       o.podKilled(uid);
+      return after;
     }),
 
     async syncTerminatingRuntimePod(runningPod, gracePeriodSeconds) {
@@ -187,10 +192,11 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       statusManager.terminatePod(pod);
       logger.debug('Pod is terminated and will be forgotten once no source has it', { pod: podKey(pod), podUID: pod.metadata.uid });
       // A pod deleted for good: its exited containers and stopped sandbox go now, not at the next
-      // container GC (upstream's podContainerDeletor does the containers early too); GC stays the backstop.
+      // container GC (upstream's podContainerDeletor does the containers early too); GC stays the
+      // backstop. Awaited, so that housekeeping's GC pass for the forgotten worker finds nothing left.
       if (o.isPodDeleted(pod.metadata.uid)) {
-        void runtime
-          .removeDeletedPod(pod.metadata.uid)
+        await runtime
+          .removeDeletedPod(runtimeStatus)
           .catch((err: unknown) =>
             logger.warn('Failed to remove the containers of a deleted pod', {
               pod: podKey(pod),

@@ -178,7 +178,7 @@ describe('garbageCollect', () => {
 });
 
 describe('removeDeletedPod', () => {
-  it("removes one stopped pod's exited containers and its sandbox, and nothing of other pods", async () => {
+  it('removes the exited containers and stopped sandbox its last status lists, without listing the runtime, and nothing of other pods', async () => {
     const env = setup();
     const gone = makePod({ containers: [side] }, 'uid-gone');
     const other = makePod({ containers: [side] }, 'uid-other');
@@ -186,7 +186,10 @@ describe('removeDeletedPod', () => {
     await sync(env, other);
     const running = (await env.manager.getPods(false)).find((p) => p.uid === 'uid-gone');
     await env.manager.killPod(gone, running ?? { uid: 'uid-gone', name: 'web', namespace: 'prod', sandboxes: [], containers: [] });
-    await env.manager.removeDeletedPod('uid-gone');
+    const stopped = await env.manager.getPodStatus('uid-gone', 'web', 'prod');
+    const listsBefore = env.runtime.callsOf('listContainers').length + env.runtime.callsOf('listPodSandbox').length;
+    await env.manager.removeDeletedPod(stopped);
+    expect(env.runtime.callsOf('listContainers').length + env.runtime.callsOf('listPodSandbox').length).toBe(listsBefore);
     const left = await env.manager.getPods(true);
     expect(left.map((p) => p.uid)).toEqual(['uid-other']);
     expect(left[0]?.containers.map((c) => c.state)).toEqual(['running']);
@@ -197,7 +200,7 @@ describe('removeDeletedPod', () => {
     const env = setup();
     const pod = makePod({ containers: [side] }, 'uid-running');
     await sync(env, pod);
-    await env.manager.removeDeletedPod('uid-running');
+    await env.manager.removeDeletedPod(await env.manager.getPodStatus('uid-running', 'web', 'prod'));
     expect(env.runtime.callsOf('removeContainer')).toHaveLength(0);
     expect(env.runtime.callsOf('removePodSandbox')).toHaveLength(0);
     expect((await env.manager.getPods(true))[0]?.containers.map((c) => c.state)).toEqual(['running']);

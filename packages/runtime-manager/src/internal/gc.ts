@@ -2,8 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, forEachBounded } from '@kubelet-ts/common';
-import type { ContainerGCPolicy } from '@kubelet-ts/container-runtime';
-import { KUBERNETES_POD_UID_LABEL } from '@kubelet-ts/container-runtime';
+import type { ContainerGCPolicy, RuntimePodStatus } from '@kubelet-ts/container-runtime';
 import type { RuntimeService } from '@kubelet-ts/cri-client';
 import { decodeContainerLabels, decodeSandboxLabels } from '../labels.js';
 import { removeDeadLogSymlinks } from './log-symlink.js';
@@ -160,26 +159,22 @@ export type PodGcDeps = Pick<GcDeps, 'runtimeService' | 'logger' | 'removeContai
 
 /**
  * The garbage of one pod that is gone for good, removed at once (containerGC would remove the same
- * at its next pass): its exited containers, then — once none is left — its stopped sandboxes. All
- * of one pod at a time, so a mass deletion removes pods as fast as they stop, not in GC batches.
+ * at its next pass): the exited containers of its last status, then — once none is left — its stopped
+ * sandboxes. Each pod as it stops, so a mass deletion is removed as fast as pods stop, not in GC
+ * batches; no list calls (a mass deletion is when the runtime is busiest).
  */
-export async function collectPodGarbage(deps: PodGcDeps, uid: string): Promise<void> {
+export async function collectPodGarbage(deps: PodGcDeps, status: RuntimePodStatus): Promise<void> {
   const { runtimeService, logger } = deps;
-  const filter = { labelSelector: { [KUBERNETES_POD_UID_LABEL]: uid } };
-  const listed = await runtimeService.listContainers({ filter });
-  const running = listed.containers.filter((c) => c.state === 'CONTAINER_RUNNING');
-  const removals = await Promise.allSettled(
-    listed.containers.filter((c) => c.state !== 'CONTAINER_RUNNING').map((c) => deps.removeContainer(c.id)),
-  );
+  const uid = status.uid;
+  const running = status.containers.filter((c) => c.state === 'running');
+  const removals = await Promise.allSettled(status.containers.filter((c) => c.state !== 'running').map((c) => deps.removeContainer(c.id)));
   const failed = removals.filter((r) => r.status === 'rejected');
   for (const r of failed) logger.warn('Failed to remove container', { podUID: uid, err: errorMessage(r.reason) });
   // A sandbox with containers left (running, or not removed) stays for the container GC.
   if (running.length > 0 || failed.length > 0) return;
-  const sandboxes = await runtimeService.listPodSandbox({ filter });
-  for (const sandbox of sandboxes.items) {
-    if (sandbox.state === 'SANDBOX_READY') continue;
+  for (const sandbox of status.sandboxes) {
+    if (sandbox.state === 'ready') continue;
     try {
-      await runtimeService.stopPodSandbox({ podSandboxId: sandbox.id }, { ignoreNotFound: true });
       await runtimeService.removePodSandbox({ podSandboxId: sandbox.id }, { ignoreNotFound: true });
     } catch (err) {
       logger.warn('Failed to remove sandbox', { podUID: uid, podSandboxID: sandbox.id, err: errorMessage(err) });
