@@ -195,15 +195,13 @@ export function createPodSyncer(o: PodSyncerOptions): PodSyncer {
       // container GC (upstream's podContainerDeletor does the containers early too); GC stays the
       // backstop. Awaited, so that housekeeping's GC pass for the forgotten worker finds nothing left.
       if (o.isPodDeleted(pod.metadata.uid)) {
-        await runtime
-          .removeDeletedPod(runtimeStatus)
-          .catch((err: unknown) =>
-            logger.warn('Failed to remove the containers of a deleted pod', {
-              pod: podKey(pod),
-              podUID: pod.metadata.uid,
-              err: errorMessage(err),
-            }),
-          );
+        await runtime.removeDeletedPod(runtimeStatus).catch((err: unknown) =>
+          logger.warn('Failed to remove the containers of a deleted pod', {
+            pod: podKey(pod),
+            podUID: pod.metadata.uid,
+            err: errorMessage(err),
+          }),
+        );
       }
     },
   };
