@@ -61,8 +61,8 @@ function apiPod(name, namespace, nodeName, { direct }) {
   };
 }
 
-/** Requests of `user` in the audit log after byte `from`, per minute, by "VERB resource[/subresource]". */
-function auditRates(file, from, user, windowMs) {
+/** Requests of `user` in the audit log after byte `from`, counted by "VERB resource[/subresource]". */
+function auditCounts(file, from, user) {
   const fd = fs.openSync(file, 'r');
   const size = fs.fstatSync(fd).size;
   const buffer = Buffer.alloc(size - from);
@@ -84,11 +84,14 @@ function auditRates(file, from, user, windowMs) {
     const key = `${e.verb} ${resource}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
-  const perMinute = Object.fromEntries(
-    Object.entries(counts)
-      .map(([k, n]) => [k, round((n / windowMs) * 60_000, 1)])
-      .sort((a, b) => b[1] - a[1]),
-  );
+  const sorted = Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]));
+  return { counts: sorted, total: Object.values(counts).reduce((a, b) => a + b, 0) };
+}
+
+/** The same, per minute of a window of `windowMs`. */
+function auditRates(file, from, user, windowMs) {
+  const { counts } = auditCounts(file, from, user);
+  const perMinute = Object.fromEntries(Object.entries(counts).map(([k, n]) => [k, round((n / windowMs) * 60_000, 1)]));
   return {
     perMinute,
     total: round(
@@ -153,23 +156,29 @@ async function measure(label, admin, start) {
       template: { metadata: { labels: { benchmark: 'bench-api' } }, spec: template.spec },
     },
   };
+  const auditFile = path.join(cp.KUBELET_TS_CONTROL_PLANE_LOG_DIR, 'audit.log');
+  const user = `system:node:${k.nodeName}`;
+  const startFrom = fs.statSync(auditFile).size;
   const d0 = Date.now();
   await admin.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
   await waitFor(`${label}: ${PODS} deployment pods Ready`, allReady, TIMEOUT_MS, k.check);
   const deploymentMs = Date.now() - d0;
-  log(`${label}: ${PODS} pods of the Deployment Running and Ready after ${seconds(deploymentMs)} s`);
+  // What the kubelet asked of the API server while the pods started (status patches, events, GETs).
+  const startRequests = auditCounts(auditFile, startFrom, user);
+  log(`${label}: ${PODS} pods of the Deployment Running and Ready after ${seconds(deploymentMs)} s; ${startRequests.total} API requests`);
 
-  const auditFile = path.join(cp.KUBELET_TS_CONTROL_PLANE_LOG_DIR, 'audit.log');
   const auditFrom = fs.statSync(auditFile).size;
   const w0 = Date.now();
   const steady = await measureWindow(k.pid, STEADY_S);
-  const requests = auditRates(auditFile, auditFrom, `system:node:${k.nodeName}`, Date.now() - w0);
+  const requests = auditRates(auditFile, auditFrom, user, Date.now() - w0);
   log(`${label}: steady RSS ${steady.rssMiB.p50} MiB, CPU ${steady.cpuPercentOfOneCore} %, ${requests.total} API requests/min`);
 
+  const deleteFrom = fs.statSync(auditFile).size;
   const x0 = Date.now();
   await admin.delete(`/apis/apps/v1/namespaces/${ns}/deployments/bench`, { body: { propagationPolicy: 'Background' } });
   await waitFor(`${label}: deployment pods gone`, noneLeft, TIMEOUT_MS, k.check);
   const deleteMs = Date.now() - x0;
+  const deleteRequests = auditCounts(auditFile, deleteFrom, user);
 
   const names = podNames(PODS, 'api');
   const c0 = Date.now();
@@ -188,6 +197,8 @@ async function measure(label, admin, start) {
     directReadySeconds: seconds(directMs),
     steady: { rssMiB: steady.rssMiB, cpuPercentOfOneCore: steady.cpuPercentOfOneCore, seconds: steady.seconds },
     apiRequestsPerMinute: requests,
+    deploymentStartRequests: startRequests,
+    deploymentDeleteRequests: deleteRequests,
   };
 }
 
@@ -233,6 +244,22 @@ function startUpstream() {
       },
     };
   };
+}
+
+/** A table of the kubelets' API requests in one phase, by verb and resource. */
+function phaseRequests(title, field, a, b) {
+  const keys = new Set([...Object.keys(a?.[field]?.counts ?? {}), ...Object.keys(b?.[field]?.counts ?? {})]);
+  return [
+    `API requests ${title}, by verb and resource:`,
+    '',
+    table(
+      ['request', 'kubelet-ts', 'upstream kubelet'],
+      [
+        ...[...keys].sort().map((k) => [k, a?.[field]?.counts[k] ?? 0, b?.[field]?.counts[k] ?? 0]),
+        ['total', a?.[field]?.total ?? null, b?.[field]?.total ?? null],
+      ],
+    ),
+  ];
 }
 
 await run.main(async () => {
@@ -302,6 +329,10 @@ await run.main(async () => {
       ['request', 'kubelet-ts', 'upstream kubelet'],
       [...keys].sort().map((k) => [k, a?.apiRequestsPerMinute.perMinute[k] ?? 0, b?.apiRequestsPerMinute.perMinute[k] ?? 0]),
     ),
+    '',
+    ...phaseRequests("while the Deployment's pods started (create → all Ready)", 'deploymentStartRequests', a, b),
+    '',
+    ...phaseRequests("while the Deployment's pods were deleted (delete → none left)", 'deploymentDeleteRequests', a, b),
   ].join('\n');
   const out = args.option('out', undefined);
   const files = writeResults('api-density', result, md, { out });

@@ -60,11 +60,11 @@ const HEAP_SNAPSHOT = args.flag('heap-snapshot');
 // --baseline-only: skip the kubelet (e.g. to compare baseline concurrencies); --node-arg X (repeatable):
 // extra node options for the kubelet, for experiments on its footprint.
 const BASELINE_ONLY = args.flag('baseline-only');
-const NODE_ARGS = args.argv.flatMap((a, i) => (a === '--node-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+const NODE_ARGS = args.all('node-arg');
 // --config-line 'key: value' (repeatable): an extra KubeletConfiguration line, e.g. to turn a subsystem's period up.
-const CONFIG_LINES = args.argv.flatMap((a, i) => (a === '--config-line' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+const CONFIG_LINES = args.all('config-line');
 // --kubelet-arg X (repeatable): an extra kubelet flag, e.g. --kubelet-arg --max-parallel-starts=2.
-const KUBELET_ARGS = args.argv.flatMap((a, i) => (a === '--kubelet-arg' && args.argv[i + 1] !== undefined ? [args.argv[i + 1]] : []));
+const KUBELET_ARGS = args.all('kubelet-arg');
 // --kubelets kubelet-ts,upstream (default both, in that order).
 const KUBELETS_TO_RUN = args.option('kubelets', KUBELETS.join(',')).split(',');
 for (const k of KUBELETS_TO_RUN) if (!KUBELETS.includes(k)) throw new Error(`--kubelets: unknown kubelet ${k} (${KUBELETS.join(', ')})`);

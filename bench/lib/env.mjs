@@ -39,6 +39,8 @@ export function parseArgs(argv = process.argv.slice(2)) {
       const i = argv.indexOf(`--${name}`);
       return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
     },
+    /** Every value of a repeatable option (`--config-line a --config-line b`). */
+    all: (name) => argv.flatMap((a, i) => (a === `--${name}` && argv[i + 1] !== undefined ? [argv[i + 1]] : [])),
     number: (name, fallback) => {
       const i = argv.indexOf(`--${name}`);
       const value = i >= 0 ? Number(argv[i + 1]) : fallback;

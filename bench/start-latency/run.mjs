@@ -32,6 +32,8 @@ const SETTLE_S = args.number('settle', 2);
 const POD_TIMEOUT_MS = args.number('pod-timeout', 60) * 1000;
 const CPU_PROF = args.flag('cpu-prof');
 // --kubelets kubelet-ts,upstream (default both, in that order).
+// Extra KubeletConfiguration lines for both kubelets (e.g. 'featureGates: {EventedPLEG: true}').
+const CONFIG_LINES = args.all('config-line');
 const KUBELETS_TO_RUN = args.option('kubelets', KUBELETS.join(',')).split(',');
 for (const k of KUBELETS_TO_RUN) if (!KUBELETS.includes(k)) throw new Error(`--kubelets: unknown kubelet ${k} (${KUBELETS.join(', ')})`);
 const run = createBenchmarkRun('start-latency', { keep: args.flag('keep') });
@@ -96,6 +98,7 @@ await run.main(async () => {
       implementation,
       cpuProf: CPU_PROF,
       verbosity: args.number('v', 2),
+      configLines: CONFIG_LINES,
     });
     run.defer(`remove the ${implementation} cgroup root`, () => removeCgroupTree(kubelet.cgroupRoot));
     run.defer(`remove the ${implementation} pods`, () => removeSandboxes(c, (s) => s.metadata.name.endsWith(`-${nodeName}`)));
