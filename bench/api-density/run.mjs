@@ -28,7 +28,7 @@ import { measureWindow } from '../lib/proc.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
 import { table, writeResults } from '../lib/report.mjs';
 import { createBenchmarkRun } from '../lib/run.mjs';
-import { ratio, round } from '../lib/stats.mjs';
+import { ratio, round, summarize } from '../lib/stats.mjs';
 import { readEnvFile, startUpstreamKubelet } from '../../scripts/lib/upstream-kubelet.mjs';
 
 const args = parseArgs();
@@ -101,6 +101,34 @@ function auditRates(file, from, user, windowMs) {
   };
 }
 
+/**
+ * Where each pod's time went, from the pods' own timestamps (whole seconds, as the API stores them):
+ * created → scheduled (the scheduler; direct creates have no such step), scheduled or created → its
+ * container started (the kubelet and the runtime), started → Ready in the API (the readiness probe and
+ * the status manager), and every step's end counted from `t0` (the phase's start). Seconds.
+ */
+function podTimeline(pods, t0) {
+  const at = (s) => (s === undefined ? undefined : Date.parse(s));
+  const condition = (p, type) => at(p.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime);
+  const rows = pods.map((p) => {
+    const created = at(p.metadata?.creationTimestamp);
+    const scheduled = p.spec?.nodeSelector ? condition(p, 'PodScheduled') : undefined;
+    const started = at(p.status?.containerStatuses?.[0]?.state?.running?.startedAt);
+    const ready = condition(p, 'Ready');
+    return { created, scheduled, started, ready };
+  });
+  const span = (from, to) => summarize(rows.map((r) => (r[from] === undefined || r[to] === undefined ? NaN : (r[to] - r[from]) / 1000)));
+  const since = (key) => summarize(rows.map((r) => (r[key] === undefined ? NaN : (r[key] - t0) / 1000)));
+  return {
+    createdToScheduled: span('created', 'scheduled'),
+    toStarted: summarize(rows.map((r) => ((r.started ?? NaN) - (r.scheduled ?? r.created ?? NaN)) / 1000)),
+    startedToReady: span('started', 'ready'),
+    created: since('created'),
+    started: since('started'),
+    ready: since('ready'),
+  };
+}
+
 async function waitFor(what, fn, timeoutMs = TIMEOUT_MS, check = () => undefined) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -165,6 +193,7 @@ async function measure(label, admin, start) {
   const deploymentMs = Date.now() - d0;
   // What the kubelet asked of the API server while the pods started (status patches, events, GETs).
   const startRequests = auditCounts(auditFile, startFrom, user);
+  const deploymentTimeline = podTimeline(await pods(), d0);
   log(`${label}: ${PODS} pods of the Deployment Running and Ready after ${seconds(deploymentMs)} s; ${startRequests.total} API requests`);
 
   const auditFrom = fs.statSync(auditFile).size;
@@ -185,6 +214,7 @@ async function measure(label, admin, start) {
   await mapLimit(names, 20, (name) => admin.create(`/api/v1/namespaces/${ns}/pods`, apiPod(name, ns, k.nodeName, { direct: true })));
   await waitFor(`${label}: ${PODS} direct pods Ready`, allReady, TIMEOUT_MS, k.check);
   const directMs = Date.now() - c0;
+  const directTimeline = podTimeline(await pods(), c0);
   log(`${label}: ${PODS} directly created pods Running and Ready after ${seconds(directMs)} s`);
   await mapLimit(names, 20, (name) => admin.delete(`/api/v1/namespaces/${ns}/pods/${name}`).catch(() => undefined));
   await waitFor(`${label}: direct pods gone`, noneLeft, TIMEOUT_MS, k.check);
@@ -197,6 +227,8 @@ async function measure(label, admin, start) {
     directReadySeconds: seconds(directMs),
     steady: { rssMiB: steady.rssMiB, cpuPercentOfOneCore: steady.cpuPercentOfOneCore, seconds: steady.seconds },
     apiRequestsPerMinute: requests,
+    deploymentTimeline,
+    directTimeline,
     deploymentStartRequests: startRequests,
     deploymentDeleteRequests: deleteRequests,
   };
@@ -244,6 +276,30 @@ function startUpstream() {
       },
     };
   };
+}
+
+/** A table of where the pods' time went in one phase (p50 / max seconds, from the pods' timestamps). */
+function timelineTable(title, field, a, b) {
+  const cell = (r, key) => {
+    const s = r?.[field]?.[key];
+    return s === undefined || s.n === 0 ? '–' : `${s.p50} / ${s.max}`;
+  };
+  const rows = [
+    ['created → scheduled (the scheduler)', 'createdToScheduled'],
+    ['scheduled (or created) → container started (kubelet and runtime)', 'toStarted'],
+    ['container started → Ready in the API (probe, status manager)', 'startedToReady'],
+    ['phase start → pod created', 'created'],
+    ['phase start → container started', 'started'],
+    ['phase start → Ready in the API', 'ready'],
+  ];
+  return [
+    `Per pod, ${title} (p50 / max s; the API keeps whole seconds):`,
+    '',
+    table(
+      ['step', 'kubelet-ts', 'upstream kubelet'],
+      rows.map(([name, key]) => [name, cell(a, key), cell(b, key)]),
+    ),
+  ];
 }
 
 /** A table of the kubelets' API requests in one phase, by verb and resource. */
@@ -329,6 +385,10 @@ await run.main(async () => {
       ['request', 'kubelet-ts', 'upstream kubelet'],
       [...keys].sort().map((k) => [k, a?.apiRequestsPerMinute.perMinute[k] ?? 0, b?.apiRequestsPerMinute.perMinute[k] ?? 0]),
     ),
+    '',
+    ...timelineTable('the Deployment', 'deploymentTimeline', a, b),
+    '',
+    ...timelineTable('the direct creates', 'directTimeline', a, b),
     '',
     ...phaseRequests("while the Deployment's pods started (create → all Ready)", 'deploymentStartRequests', a, b),
     '',
