@@ -36,6 +36,8 @@ const PODS = args.number('pods', 110);
 const STEADY_S = args.number('steady-seconds', 120);
 const ONLY = args.option('only', undefined);
 const TIMEOUT_MS = args.number('timeout', 600) * 1000;
+// --kubelet-arg X (repeatable): an extra flag for kubelet-ts, for experiments (e.g. --kubelet-arg --max-parallel-starts=16).
+const KUBELET_ARGS = args.all('kubelet-arg');
 const POLL_MS = 1000;
 const run = createBenchmarkRun('api-density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
@@ -249,6 +251,7 @@ function startOurs() {
         `--kubeconfig=${path.join(baseDir, 'kubelet.kubeconfig')}`,
         `--cert-dir=${path.join(baseDir, 'pki')}`,
         `--node-ip=${cp.KUBELET_TS_NODE_IP}`,
+        ...KUBELET_ARGS,
       ],
     });
     return { nodeName, pid: k.pid, stop: () => k.stop(), check: () => k.assertRunning('benchmarking') };
