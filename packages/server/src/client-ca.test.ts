@@ -135,6 +135,9 @@ describe('createDynamicClientCA', () => {
     const stop = new AbortController();
     const running = ca.run(stop.signal);
     expect(watches).toHaveLength(1);
+    // The check run makes when it starts must be over before the file changes: otherwise it may read
+    // the new bundle itself, before nextChange listens, and the watch's reload then finds nothing new.
+    await ca.reload();
     await fs.writeFile(file, newCA.cert);
     let changed = nextChange(ca);
     watches[0]?.onEvent('change');
