@@ -89,6 +89,8 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
     return;
   }
   let imageRef: string;
+  // The restart count reads the container's log dir: beside the image check, not after it (it cannot fail).
+  const restartCountRead = nextRestartCount(ctx, pod, container, request.status);
   try {
     imageRef = await ctx.puller.ensureImageExists(pod, container, {
       sandboxConfig,
@@ -103,7 +105,7 @@ export async function startContainer(ctx: RuntimeContext, request: StartContaine
     }
     throw err;
   }
-  const restartCount = await nextRestartCount(ctx, pod, container, request.status);
+  const restartCount = await restartCountRead;
   let config: ContainerConfig;
   try {
     const targetId = targetContainerId(request);
@@ -246,11 +248,15 @@ async function containerConfig(
   const options = await ctx.helper.generateRunContainerOptions(pod, container, podIPs);
   const mounts = [...options.mounts];
   const terminationPath = container.terminationMessagePath ?? '';
-  if (terminationPath !== '' && !mounts.some((m) => m.containerPath === terminationPath)) {
-    mounts.push({ containerPath: terminationPath, hostPath: await terminationMessageFile(ctx, pod, container), readOnly: false });
-  }
   const logDir = path.join(podLogsDirectory(ctx.podLogsDir, pod.metadata.namespace, pod.metadata.name, pod.metadata.uid), container.name);
-  await mkdir(logDir, { recursive: true, mode: 0o755 });
+  // Two independent file-system steps, side by side.
+  const [terminationFile] = await Promise.all([
+    terminationPath !== '' && !mounts.some((m) => m.containerPath === terminationPath)
+      ? terminationMessageFile(ctx, pod, container)
+      : undefined,
+    mkdir(logDir, { recursive: true, mode: 0o755 }),
+  ]);
+  if (terminationFile !== undefined) mounts.push({ containerPath: terminationPath, hostPath: terminationFile, readOnly: false });
   return generateContainerConfig({
     pod,
     container,

@@ -21,8 +21,12 @@ export async function sandboxConfig(ctx: RuntimeContext, pod: Pod, attempt: numb
   });
 }
 
-/** Makes the pod's log directory and runs its sandbox (within the start limit); returns the sandbox ID. */
-export async function createPodSandbox(ctx: RuntimeContext, pod: Pod, attempt: number): Promise<string> {
+/** Makes the pod's log directory and runs its sandbox (within the start limit); returns the sandbox ID and the config it ran with. */
+export async function createPodSandbox(
+  ctx: RuntimeContext,
+  pod: Pod,
+  attempt: number,
+): Promise<{ sandboxId: string; config: PodSandboxConfig }> {
   const config = await sandboxConfig(ctx, pod, attempt);
   await mkdir(config.logDirectory ?? '', { recursive: true, mode: 0o755 });
   const response = await ctx.starts.run(() =>
@@ -31,7 +35,7 @@ export async function createPodSandbox(ctx: RuntimeContext, pod: Pod, attempt: n
       ...(ctx.runtimeHandler === undefined ? {} : { runtimeHandler: ctx.runtimeHandler }),
     }),
   );
-  return response.podSandboxId;
+  return { sandboxId: response.podSandboxId, config };
 }
 
 /** The pod IPs of a sandbox just created, primary first (throws when the runtime cannot say). */

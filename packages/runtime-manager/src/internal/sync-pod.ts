@@ -34,6 +34,8 @@ interface PodSync {
 interface StartTarget {
   sandboxId: string;
   podIPs: string[];
+  /** The config a sandbox created in this sync ran with (its containers get the same; upstream generates it again). */
+  createdWith?: PodSandboxConfig;
 }
 
 /** Converges one pod; every step's outcome is in the results, the first failure is the error. */
@@ -77,7 +79,7 @@ export async function syncPod(
   }
   let config: PodSandboxConfig;
   try {
-    config = await sandboxConfig(ctx, pod, actions.attempt);
+    config = target.createdWith ?? (await sandboxConfig(ctx, pod, actions.attempt));
   } catch (err) {
     results.push({
       action: 'ConfigPodSandbox',
@@ -138,9 +140,10 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
   const result: SyncResult = { action: 'CreatePodSandbox', target: podFullName(pod) };
   results.push(result);
   let sandboxId: string;
+  let createdWith: PodSandboxConfig;
   ctx.startMetrics.pods.inc();
   try {
-    sandboxId = await createPodSandbox(ctx, pod, actions.attempt);
+    ({ sandboxId, config: createdWith } = await createPodSandbox(ctx, pod, actions.attempt));
   } catch (err) {
     ctx.startMetrics.podErrors.inc();
     result.reason = Reason.CreatePodSandboxError;
@@ -156,7 +159,7 @@ async function ensureSandbox(sync: PodSync): Promise<StartTarget | PodSyncResult
   }
   try {
     const ips = await createdSandboxIPs(ctx, pod, sandboxId);
-    return { sandboxId, podIPs: pod.spec.hostNetwork === true ? status.ips : ips };
+    return { sandboxId, podIPs: pod.spec.hostNetwork === true ? status.ips : ips, createdWith };
   } catch (err) {
     return { results, error: RuntimeManagerError.from(err) };
   }
