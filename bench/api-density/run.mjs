@@ -11,14 +11,19 @@
 //   delete      the Deployment deleted: time until no pod is left in the API;
 //   direct      --pods pods created directly with spec.nodeName (no scheduler), 20 creates at a time:
 //               time from the first create until all are Running and Ready; then deleted.
-// Ratios are kubelet-ts / upstream. Needs `bash scripts/test-runtime.sh up` and
+// Every "until" is seen by a watch of the namespace's pods (an informer), not a poll: the moment the
+// last pod turns Ready (or goes) is the moment of that event. --rounds N runs the kubelets N times,
+// interleaved and in alternating order (ts, up; up, ts; …), and reports each measure's median per
+// kubelet with every round's value: one round moves by seconds on this machine.
+// Ratios are kubelet-ts / upstream (of the medians). Needs `bash scripts/test-runtime.sh up` and
 // `bash scripts/control-plane.sh up`; holds the integration lock throughout.
 //
-// Usage: node bench/api-density/run.mjs [--pods 110] [--steady-seconds 120] [--only kubelet-ts|upstream] [--out <file.json>] [--keep]
+// Usage: node bench/api-density/run.mjs [--pods 110] [--steady-seconds 120] [--rounds 1] [--only kubelet-ts|upstream] [--kubelet-arg X]… [--out <file.json>] [--keep]
 import fs from 'node:fs';
 import path from 'node:path';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
-import { createKubeClient, loadKubeconfig } from '@kubelet-ts/kube-client';
+import { createInformer, createKubeClient, loadKubeconfig } from '@kubelet-ts/kube-client';
+import { PodSchema } from '@kubelet-ts/api';
 import { mapLimit } from '../lib/cri.mjs';
 import { log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet } from '../lib/kubelet.mjs';
@@ -38,6 +43,7 @@ const ONLY = args.option('only', undefined);
 const TIMEOUT_MS = args.number('timeout', 600) * 1000;
 // --kubelet-arg X (repeatable): an extra flag for kubelet-ts, for experiments (e.g. --kubelet-arg --max-parallel-starts=16).
 const KUBELET_ARGS = args.all('kubelet-arg');
+const ROUNDS = args.number('rounds', 1);
 const POLL_MS = 1000;
 const run = createBenchmarkRun('api-density', { keep: args.flag('keep') });
 const seconds = (ms) => (ms === undefined ? null : round(ms / 1000, 2));
@@ -142,18 +148,67 @@ async function waitFor(what, fn, timeoutMs = TIMEOUT_MS, check = () => undefined
   }
 }
 
+/**
+ * The benchmark's pods in `ns`, watched: `until(what, predicate, check)` resolves with the Date.now() of
+ * the event after which `predicate(pods)` first holds (checked on every event and every second, when
+ * `check` also runs: it throws when the kubelet died).
+ */
+function watchPods(admin, ns, signal) {
+  const informer = createInformer({
+    client: admin,
+    path: `/api/v1/namespaces/${ns}/pods`,
+    labelSelector: 'benchmark=bench-api',
+    schema: PodSchema,
+    logger: noopLogger,
+    clock: systemClock,
+  });
+  informer.start(signal);
+  return {
+    list: () => informer.list(),
+    until: (what, predicate, check) =>
+      new Promise((resolve, reject) => {
+        const deadline = Date.now() + TIMEOUT_MS;
+        let settled = false;
+        let unsubscribe;
+        const finish = (settle) => {
+          if (settled) return;
+          settled = true;
+          clearInterval(timer);
+          unsubscribe?.();
+          settle();
+        };
+        const test = () => {
+          if (settled || !informer.hasSynced() || !predicate(informer.list())) return;
+          const at = Date.now();
+          finish(() => resolve(at));
+        };
+        const timer = setInterval(() => {
+          try {
+            check();
+            if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+            test();
+          } catch (err) {
+            finish(() => reject(err));
+          }
+        }, POLL_MS);
+        // It calls onAdd for what is stored already, so the predicate may hold before it returns.
+        unsubscribe = informer.addEventHandler({ onAdd: test, onUpdate: test, onDelete: test });
+        if (settled) unsubscribe();
+      }),
+  };
+}
+
 /** Runs every phase against one kubelet (started by `start`, which returns { nodeName, pid, stop, check }). */
-async function measure(label, admin, start) {
-  const ns = `bench-api-${label}-${process.pid}`;
+async function measure(label, admin, start, round) {
+  const ns = `bench-api-${label}-${round}-${process.pid}`;
   await admin.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   run.defer(`delete namespace ${ns}`, () => admin.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined));
-  const pods = async () =>
-    (await admin.list(`/api/v1/namespaces/${ns}/pods`, { query: { labelSelector: 'benchmark=bench-api' } })).items ?? [];
-  const allReady = async () => {
-    const list = await pods();
-    return list.length === PODS && list.every(isReady);
-  };
-  const noneLeft = async () => (await pods()).length === 0;
+  const stopWatching = new AbortController();
+  run.defer(`stop watching ${ns}`, () => stopWatching.abort());
+  const watched = watchPods(admin, ns, stopWatching.signal);
+  const pods = async () => watched.list();
+  const allReady = (list) => list.length === PODS && list.every(isReady);
+  const noneLeft = (list) => list.length === 0;
 
   const t0 = Date.now();
   const k = await start();
@@ -191,8 +246,7 @@ async function measure(label, admin, start) {
   const startFrom = fs.statSync(auditFile).size;
   const d0 = Date.now();
   await admin.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
-  await waitFor(`${label}: ${PODS} deployment pods Ready`, allReady, TIMEOUT_MS, k.check);
-  const deploymentMs = Date.now() - d0;
+  const deploymentMs = (await watched.until(`${label}: ${PODS} deployment pods Ready`, allReady, k.check)) - d0;
   // What the kubelet asked of the API server while the pods started (status patches, events, GETs).
   const startRequests = auditCounts(auditFile, startFrom, user);
   const deploymentTimeline = podTimeline(await pods(), d0);
@@ -207,20 +261,21 @@ async function measure(label, admin, start) {
   const deleteFrom = fs.statSync(auditFile).size;
   const x0 = Date.now();
   await admin.delete(`/apis/apps/v1/namespaces/${ns}/deployments/bench`, { body: { propagationPolicy: 'Background' } });
-  await waitFor(`${label}: deployment pods gone`, noneLeft, TIMEOUT_MS, k.check);
-  const deleteMs = Date.now() - x0;
+  const deleteMs = (await watched.until(`${label}: deployment pods gone`, noneLeft, k.check)) - x0;
   const deleteRequests = auditCounts(auditFile, deleteFrom, user);
 
   const names = podNames(PODS, 'api');
   const c0 = Date.now();
   await mapLimit(names, 20, (name) => admin.create(`/api/v1/namespaces/${ns}/pods`, apiPod(name, ns, k.nodeName, { direct: true })));
-  await waitFor(`${label}: ${PODS} direct pods Ready`, allReady, TIMEOUT_MS, k.check);
-  const directMs = Date.now() - c0;
+  const directMs = (await watched.until(`${label}: ${PODS} direct pods Ready`, allReady, k.check)) - c0;
   const directTimeline = podTimeline(await pods(), c0);
   log(`${label}: ${PODS} directly created pods Running and Ready after ${seconds(directMs)} s`);
   await mapLimit(names, 20, (name) => admin.delete(`/api/v1/namespaces/${ns}/pods/${name}`).catch(() => undefined));
-  await waitFor(`${label}: direct pods gone`, noneLeft, TIMEOUT_MS, k.check);
+  await watched.until(`${label}: direct pods gone`, noneLeft, k.check);
+  stopWatching.abort();
   await k.stop();
+  // A stopped kubelet's Node would go NotReady and keep the node lifecycle controller busy in later rounds.
+  await admin.delete(`/api/v1/nodes/${k.nodeName}`).catch(() => undefined);
   return {
     nodeName: k.nodeName,
     joinSeconds: seconds(joinMs),
@@ -236,10 +291,10 @@ async function measure(label, admin, start) {
   };
 }
 
-function startOurs() {
-  const nodeName = `bench-api-ts-${process.pid}`;
+function startOurs(round) {
+  const nodeName = `bench-api-ts-${round}-${process.pid}`;
   return async () => {
-    const baseDir = path.join(run.baseDir, 'kubelet-ts');
+    const baseDir = path.join(run.baseDir, `kubelet-ts-${round}`);
     fs.mkdirSync(baseDir, { recursive: true });
     const k = await startKubelet({
       baseDir,
@@ -258,10 +313,10 @@ function startOurs() {
   };
 }
 
-function startUpstream() {
+function startUpstream(round) {
   return async () => {
-    const dir = path.join(run.baseDir, 'upstream');
-    const k = await startUpstreamKubelet({ env: { ...process.env, ...cp }, dir, log });
+    const dir = path.join(run.baseDir, `upstream-${round}`);
+    const k = await startUpstreamKubelet({ env: { ...process.env, ...cp }, dir, log, nodeName: `bench-api-up-${round}-${process.pid}` });
     let stopped = false;
     return {
       nodeName: k.nodeName,
@@ -321,6 +376,38 @@ function phaseRequests(title, field, a, b) {
   ];
 }
 
+/**
+ * One result of a kubelet's rounds: every time, RSS, CPU and request rate the median of the rounds; the
+ * timelines and per-phase request tables those of its median round by the Deployment's time.
+ */
+function medianOfRounds(list) {
+  const median = (f) => {
+    const values = list
+      .map(f)
+      .filter((v) => typeof v === 'number')
+      .sort((x, y) => x - y);
+    if (values.length === 0) return undefined;
+    const mid = Math.floor(values.length / 2);
+    return values.length % 2 === 1 ? values[mid] : round((values[mid - 1] + values[mid]) / 2, 2);
+  };
+  const byDeployment = [...list].sort((x, y) => x.deploymentReadySeconds - y.deploymentReadySeconds);
+  const typical = byDeployment[Math.floor((byDeployment.length - 1) / 2)];
+  return {
+    ...typical,
+    medianRound: typical.round,
+    joinSeconds: median((r) => r.joinSeconds),
+    deploymentReadySeconds: median((r) => r.deploymentReadySeconds),
+    deploymentDeleteSeconds: median((r) => r.deploymentDeleteSeconds),
+    directReadySeconds: median((r) => r.directReadySeconds),
+    steady: {
+      ...typical.steady,
+      rssMiB: { ...typical.steady.rssMiB, p50: median((r) => r.steady.rssMiB.p50) },
+      cpuPercentOfOneCore: median((r) => r.steady.cpuPercentOfOneCore),
+    },
+    apiRequestsPerMinute: { ...typical.apiRequestsPerMinute, total: median((r) => r.apiRequestsPerMinute.total) },
+  };
+}
+
 await run.main(async () => {
   const machine = machineInfo();
   await acquireLock();
@@ -336,9 +423,22 @@ await run.main(async () => {
     logger: noopLogger,
   });
   run.defer('close the admin client', () => admin.closeAllConnections());
+  // Interleaved, in alternating order, so that a machine whose speed drifts weighs on both alike.
+  const rounds = { kubeletTs: [], upstream: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = [
+      ...(ONLY !== 'upstream' ? [['kubeletTs', 'kubelet-ts', startOurs(round)]] : []),
+      ...(ONLY !== 'kubelet-ts' ? [['upstream', 'upstream', startUpstream(round)]] : []),
+    ];
+    if (round % 2 === 0) order.reverse();
+    for (const [key, label, start] of order) {
+      log(`round ${round} of ${ROUNDS}: ${label}`);
+      rounds[key].push({ round, ...(await measure(label, admin, start, round)) });
+    }
+  }
   const results = {};
-  if (ONLY !== 'upstream') results.kubeletTs = await measure('kubelet-ts', admin, startOurs());
-  if (ONLY !== 'kubelet-ts') results.upstream = await measure('upstream', admin, startUpstream());
+  if (rounds.kubeletTs.length > 0) results.kubeletTs = medianOfRounds(rounds.kubeletTs);
+  if (rounds.upstream.length > 0) results.upstream = medianOfRounds(rounds.upstream);
   const a = results.kubeletTs;
   const b = results.upstream;
   const ratios =
@@ -358,21 +458,39 @@ await run.main(async () => {
     machine,
     pods: PODS,
     steadySeconds: STEADY_S,
+    rounds: ROUNDS,
     kubernetes: cp.KUBELET_TS_K8S_VERSION,
     results,
+    everyRound: rounds,
     ratios,
   };
-  const row = (name, f) => [name, f(a), f(b), ratios ? ratios[name] : null];
+  // With rounds: the median, then every round's value in the order run.
+  const valueOf = (key, f) => {
+    const median = f(results[key]);
+    return ROUNDS > 1 && median !== undefined ? `${median} (${rounds[key].map(f).join(', ')})` : median;
+  };
+  const row = (name, f) => [name, valueOf('kubeletTs', f), valueOf('upstream', f), ratios ? ratios[name] : null];
   const keys = new Set([...Object.keys(a?.apiRequestsPerMinute.perMinute ?? {}), ...Object.keys(b?.apiRequestsPerMinute.perMinute ?? {})]);
   const md = [
     `# api-density — ${PODS} pods through the API server (${result.date})`,
     '',
     machineLine(machine),
     '',
+    ...(ROUNDS > 1
+      ? [
+          `${ROUNDS} rounds, interleaved in alternating order; each value is the median of the rounds (every round's in brackets, in the order run); the per-pod and per-phase tables below are of each kubelet's median round (by the Deployment's time).`,
+          '',
+        ]
+      : []),
     table(
       ['measure', 'kubelet-ts', 'upstream kubelet', 'ratio'],
       [
-        ['join: start → Node Ready, untainted (s; includes the controller manager)', a?.joinSeconds, b?.joinSeconds, null],
+        [
+          'join: start → Node Ready, untainted (s; includes the controller manager)',
+          valueOf('kubeletTs', (r) => r?.joinSeconds),
+          valueOf('upstream', (r) => r?.joinSeconds),
+          null,
+        ],
         row('deploymentReady', (r) => r?.deploymentReadySeconds),
         row('directReady', (r) => r?.directReadySeconds),
         row('deploymentDelete', (r) => r?.deploymentDeleteSeconds),
