@@ -52,6 +52,17 @@ describe('syncPod: cpusetFor (the CPU manager) and cpusetMemsFor (the memory man
 });
 
 describe('syncPod: a fresh pod', () => {
+  it('generates the sandbox config once: its containers are created with the config the sandbox ran with', async () => {
+    const env = setup({ runtimeHandler: undefined });
+    const result = await sync(env, makePod());
+    expect(result.error).toBeUndefined();
+    expect(env.helper.dnsCalls).toBe(1);
+    const ran = (env.runtime.callsOf('runPodSandbox')[0]?.request as { config: PodSandboxConfig }).config;
+    const creates = env.runtime.callsOf('createContainer').map((c) => (c.request as { sandboxConfig: PodSandboxConfig }).sandboxConfig);
+    expect(creates).toHaveLength(2);
+    for (const config of creates) expect(config).toEqual(ran);
+  });
+
   it('creates the sandbox with the upstream config and starts every container', async () => {
     const env = setup({ runtimeHandler: undefined });
     const pod = makePod({ securityContext: { runAsUser: 1, sysctls: [{ name: 'net/ipv4/ip_forward', value: '1' }] } });
