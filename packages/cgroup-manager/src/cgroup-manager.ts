@@ -261,13 +261,16 @@ class FsCgroupManager implements CgroupManager {
       return;
     }
     const cgroupPath = this.#cgroupPath(name);
-    for (const mount of this.#managedMounts(layout)) {
-      try {
-        await this.#mkdirLevels(mount, name, layout.mode);
-      } catch (err) {
-        throw CgroupError.from(err, 'IO', `failed to create cgroup ${cgroupPath} in ${mount.mountPoint}`);
-      }
-    }
+    // The v1 hierarchies are independent trees: made side by side (a pod's start waits for all of them).
+    await Promise.all(
+      this.#managedMounts(layout).map(async (mount) => {
+        try {
+          await this.#mkdirLevels(mount, name, layout.mode);
+        } catch (err) {
+          throw CgroupError.from(err, 'IO', `failed to create cgroup ${cgroupPath} in ${mount.mountPoint}`);
+        }
+      }),
+    );
     // Part of the create (upstream's libcontainer Apply and Set), not an update of its own.
     await this.#update(name, resources);
   }
