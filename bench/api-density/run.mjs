@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
 import { createInformer, createKubeClient, loadKubeconfig } from '@kubelet-ts/kube-client';
-import { PodSchema } from '@kubelet-ts/api';
+import { z } from 'zod';
 import { mapLimit } from '../lib/cri.mjs';
 import { log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet } from '../lib/kubelet.mjs';
@@ -158,7 +158,8 @@ function watchPods(admin, ns, signal) {
     client: admin,
     path: `/api/v1/namespaces/${ns}/pods`,
     labelSelector: 'benchmark=bench-api',
-    schema: PodSchema,
+    // Raw objects, as the kubelet's own pod informer keeps them (the API sends null for unset times).
+    schema: z.unknown(),
     logger: noopLogger,
     clock: systemClock,
   });
