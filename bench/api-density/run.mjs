@@ -24,7 +24,7 @@ import path from 'node:path';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
 import { createInformer, createKubeClient, loadKubeconfig } from '@kubelet-ts/kube-client';
 import { z } from 'zod';
-import { mapLimit } from '../lib/cri.mjs';
+import { connectCri, mapLimit, removeSandboxes } from '../lib/cri.mjs';
 import { log, parseArgs, sleep } from '../lib/env.mjs';
 import { isReady, startKubelet } from '../lib/kubelet.mjs';
 import { acquireLock } from '../lib/lock.mjs';
@@ -204,6 +204,15 @@ async function measure(label, admin, start, round) {
   const ns = `bench-api-${label}-${round}-${process.pid}`;
   await admin.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   run.defer(`delete namespace ${ns}`, () => admin.delete(`/api/v1/namespaces/${ns}`).catch(() => undefined));
+  // A run cut short leaves its pods running in containerd once the kubelet stopped: the next would inherit them.
+  run.defer(`remove the sandboxes of ${ns}`, async () => {
+    const c = await connectCri();
+    try {
+      await removeSandboxes(c, (s) => s.metadata?.namespace === ns);
+    } finally {
+      c.cri.close();
+    }
+  });
   const stopWatching = new AbortController();
   run.defer(`stop watching ${ns}`, () => stopWatching.abort());
   const watched = watchPods(admin, ns, stopWatching.signal);
