@@ -18,7 +18,7 @@
 // Ratios are kubelet-ts / upstream (of the medians). Needs `bash scripts/test-runtime.sh up` and
 // `bash scripts/control-plane.sh up`; holds the integration lock throughout.
 //
-// Usage: node bench/api-density/run.mjs [--pods 110] [--steady-seconds 120] [--rounds 1] [--only kubelet-ts|upstream] [--kubelet-arg X]… [--out <file.json>] [--keep]
+// Usage: node bench/api-density/run.mjs [--pods 110] [--steady-seconds 120] [--rounds 1] [--only kubelet-ts|upstream] [--kubelet-arg X]… [--cpu-prof] [--out <file.json>] [--keep]
 import fs from 'node:fs';
 import path from 'node:path';
 import { noopLogger, systemClock } from '@kubelet-ts/common';
@@ -31,6 +31,7 @@ import { acquireLock } from '../lib/lock.mjs';
 import { machineInfo, machineLine } from '../lib/machine.mjs';
 import { measureWindow } from '../lib/proc.mjs';
 import { podManifest, podNames } from '../lib/pods.mjs';
+import { summarizeCpuProfile } from '../lib/profile.mjs';
 import { table, writeResults } from '../lib/report.mjs';
 import { createBenchmarkRun } from '../lib/run.mjs';
 import { ratio, round, summarize } from '../lib/stats.mjs';
@@ -43,6 +44,9 @@ const ONLY = args.option('only', undefined);
 const TIMEOUT_MS = args.number('timeout', 600) * 1000;
 // --kubelet-arg X (repeatable): an extra flag for kubelet-ts, for experiments (e.g. --kubelet-arg --max-parallel-starts=16).
 const KUBELET_ARGS = args.all('kubelet-arg');
+// --cpu-prof: kubelet-ts under `node --cpu-prof`, summarized per phase (the Deployment's start and delete, the direct creates).
+const CPU_PROF = args.flag('cpu-prof');
+const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 const ROUNDS = args.number('rounds', 1);
 const POLL_MS = 1000;
 const run = createBenchmarkRun('api-density', { keep: args.flag('keep') });
@@ -254,9 +258,11 @@ async function measure(label, admin, start, round) {
   const auditFile = path.join(cp.KUBELET_TS_CONTROL_PLANE_LOG_DIR, 'audit.log');
   const user = `system:node:${k.nodeName}`;
   const startFrom = fs.statSync(auditFile).size;
+  const marks = { deploymentStartUs: monoUs() };
   const d0 = Date.now();
   await admin.create(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment);
   const deploymentMs = (await watched.until(`${label}: ${PODS} deployment pods Ready`, allReady, k.check)) - d0;
+  marks.deploymentEndUs = monoUs();
   // What the kubelet asked of the API server while the pods started (status patches, events, GETs).
   const startRequests = auditCounts(auditFile, startFrom, user);
   const deploymentTimeline = podTimeline(await pods(), d0);
@@ -269,21 +275,26 @@ async function measure(label, admin, start, round) {
   log(`${label}: steady RSS ${steady.rssMiB.p50} MiB, CPU ${steady.cpuPercentOfOneCore} %, ${requests.total} API requests/min`);
 
   const deleteFrom = fs.statSync(auditFile).size;
+  marks.deleteStartUs = monoUs();
   const x0 = Date.now();
   await admin.delete(`/apis/apps/v1/namespaces/${ns}/deployments/bench`, { body: { propagationPolicy: 'Background' } });
   const deleteMs = (await watched.until(`${label}: deployment pods gone`, noneLeft, k.check)) - x0;
+  marks.deleteEndUs = monoUs();
   const deleteRequests = auditCounts(auditFile, deleteFrom, user);
 
   const names = podNames(PODS, 'api');
+  marks.directStartUs = monoUs();
   const c0 = Date.now();
   await mapLimit(names, 20, (name) => admin.create(`/api/v1/namespaces/${ns}/pods`, apiPod(name, ns, k.nodeName, { direct: true })));
   const directMs = (await watched.until(`${label}: ${PODS} direct pods Ready`, allReady, k.check)) - c0;
+  marks.directEndUs = monoUs();
   const directTimeline = podTimeline(await pods(), c0);
   log(`${label}: ${PODS} directly created pods Running and Ready after ${seconds(directMs)} s`);
   await mapLimit(names, 20, (name) => admin.delete(`/api/v1/namespaces/${ns}/pods/${name}`).catch(() => undefined));
   await watched.until(`${label}: direct pods gone`, noneLeft, k.check);
   stopWatching.abort();
   await k.stop();
+  const cpuProfile = k.profileDir === undefined ? undefined : profilePhases(k.profileDir, marks);
   // A stopped kubelet's Node would go NotReady and keep the node lifecycle controller busy in later rounds.
   await admin.delete(`/api/v1/nodes/${k.nodeName}`).catch(() => undefined);
   return {
@@ -298,6 +309,19 @@ async function measure(label, admin, start, round) {
     directTimeline,
     deploymentStartRequests: startRequests,
     deploymentDeleteRequests: deleteRequests,
+    ...(cpuProfile === undefined ? {} : { cpuProfile }),
+  };
+}
+
+/** The CPU profile of one kubelet-ts run, summarized per phase (the profile's clock is the monotonic one of monoUs). */
+function profilePhases(dir, marks) {
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) return { error: 'no .cpuprofile written' };
+  const full = path.join(dir, file);
+  return {
+    deploymentStart: summarizeCpuProfile(full, { startUs: marks.deploymentStartUs, endUs: marks.deploymentEndUs, top: 30 }),
+    deploymentDelete: summarizeCpuProfile(full, { startUs: marks.deleteStartUs, endUs: marks.deleteEndUs }),
+    directStart: summarizeCpuProfile(full, { startUs: marks.directStartUs, endUs: marks.directEndUs, top: 30 }),
   };
 }
 
@@ -310,6 +334,7 @@ function startOurs(round) {
       baseDir,
       nodeName,
       criCallCounter: false,
+      cpuProf: CPU_PROF,
       configLines: ['rotateCertificates: true'],
       kubeletArgs: [
         `--bootstrap-kubeconfig=${cp.KUBELET_TS_BOOTSTRAP_KUBECONFIG}`,
@@ -319,7 +344,13 @@ function startOurs(round) {
         ...KUBELET_ARGS,
       ],
     });
-    return { nodeName, pid: k.pid, stop: () => k.stop(), check: () => k.assertRunning('benchmarking') };
+    return {
+      nodeName,
+      pid: k.pid,
+      stop: () => k.stop(),
+      check: () => k.assertRunning('benchmarking'),
+      ...(CPU_PROF ? { profileDir: k.dirs.prof } : {}),
+    };
   };
 }
 

@@ -35,6 +35,33 @@ describe('createPodConfig', () => {
     config = undefined;
   });
 
+  it("keeps its own copies: a source's pods are never changed by the merge, nor what it stored by a later change to them", async () => {
+    const api = new FakePodSource('api');
+    config = createPodConfig({ sources: [api], clock: new FakeClock() });
+    const c = consume(config);
+    const a = pod('a');
+    const b = pod('b');
+    const delivered = structuredClone([a, b]);
+    api.set([a, b]);
+    await flushMicrotasks();
+    // Unchanged pods in a later set (the API source sends its whole set on every change) are compared, not taken.
+    const changedB: Pod = { ...pod('b'), status: { phase: 'Running' } };
+    api.set([a, changedB]);
+    await flushMicrotasks();
+    expect([a, b]).toEqual(delivered);
+    expect(changedB.metadata.annotations).toBeUndefined();
+    a.spec.containers[0]!.image = 'changed:1';
+    if (changedB.status !== undefined) changedB.status.phase = 'Failed';
+    api.set([pod('a'), { ...pod('b'), status: { phase: 'Running' } }]);
+    await flushMicrotasks();
+    expect(c.summary()).toEqual(['ADD api [a,b]', 'RECONCILE api [b]']);
+    const stored = config.mergedState();
+    expect(stored.map((p) => `${p.metadata.name} ${p.spec.containers[0]?.image} ${p.status?.phase ?? '-'}`)).toEqual([
+      'a nginx:1.25 -',
+      'b nginx:1.25 Running',
+    ]);
+  });
+
   it('tells every source which API object references the kubelet can serve (none by default)', async () => {
     const a = new FakePodSource('file');
     const b = new FakePodSource('http');

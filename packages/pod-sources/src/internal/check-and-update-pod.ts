@@ -25,17 +25,25 @@ function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
   );
 }
 
+export type PodChange = 'update' | 'delete' | 'reconcile' | 'none';
+
+/** What checkAndUpdatePod would call the change from `existing` to `ref`, touching neither. */
+export function podChange(existing: Pod, ref: Pod): PodChange {
+  if (podsDifferSemantically(existing, ref)) return ref.metadata.deletionTimestamp !== undefined ? 'delete' : 'update';
+  return jsonEqual(existing.status ?? {}, ref.status ?? {}) ? 'none' : 'reconcile';
+}
+
 /**
- * Upstream checkAndUpdatePod: updates `existing` in place and says what kind of change it was.
- * Status-only changes are a reconcile; a change with a deletion timestamp is a graceful delete.
+ * Upstream checkAndUpdatePod: updates `existing` in place (taking parts of `ref`, not copies) and says
+ * what kind of change it was. Status-only changes are a reconcile; a change with a deletion timestamp
+ * is a graceful delete.
  */
-export function checkAndUpdatePod(existing: Pod, ref: Pod): 'update' | 'delete' | 'reconcile' | 'none' {
-  if (!podsDifferSemantically(existing, ref)) {
-    if (!jsonEqual(existing.status ?? {}, ref.status ?? {})) {
-      existing.status = ref.status;
-      return 'reconcile';
-    }
-    return 'none';
+export function checkAndUpdatePod(existing: Pod, ref: Pod): PodChange {
+  const change = podChange(existing, ref);
+  if (change === 'none') return change;
+  if (change === 'reconcile') {
+    existing.status = ref.status;
+    return change;
   }
   existing.spec = ref.spec;
   existing.metadata.labels = ref.metadata.labels;
@@ -49,5 +57,5 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod): 'update' | 'delete' 
     if (value !== undefined) annotations[key] = value;
   }
   existing.metadata.annotations = annotations;
-  return ref.metadata.deletionTimestamp !== undefined ? 'delete' : 'update';
+  return change;
 }

@@ -3,7 +3,7 @@ import { ConfigFirstSeenAnnotationKey, ConfigSourceAnnotationKey, isStaticPod, p
 import type { Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage } from '@kubelet-ts/common';
 import type { PodUpdate, SourceError, SourceEvent } from '../types.js';
-import { checkAndUpdatePod } from './check-and-update-pod.js';
+import { checkAndUpdatePod, podChange } from './check-and-update-pod.js';
 import { rfc3339Nano } from './json.js';
 
 /** Upstream podStorage: the pods of every source, by source and UID, and the sources seen. */
@@ -74,19 +74,29 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
     }
   };
 
+  /**
+   * The source's pods are compared as they came (with the source annotation on a shallow copy) and
+   * copied only when stored: a source that sends its whole set on every change (the API server's, as
+   * upstream's) would otherwise have every pod deep-copied on every event — O(pods²) over a mass start.
+   */
   const apply = (source: string, changes: Changes, incoming: Pod[], previous: Map<string, Pod>, next: Map<string, Pod>): void => {
-    for (const ref of filterDuplicateNames(incoming, source)) {
-      ref.metadata.annotations = { ...ref.metadata.annotations, [ConfigSourceAnnotationKey]: source };
+    for (const delivered of filterDuplicateNames(incoming, source)) {
+      const ref: Pod = {
+        ...delivered,
+        metadata: { ...delivered.metadata, annotations: { ...delivered.metadata.annotations, [ConfigSourceAnnotationKey]: source } },
+      };
       if (o.observePod !== undefined && !isStaticPod(ref)) observe(o.observePod, ref);
       const existing = previous.get(ref.metadata.uid);
       if (existing === undefined) {
-        ref.metadata.annotations[ConfigFirstSeenAnnotationKey] = rfc3339Nano(o.clock.now());
-        next.set(ref.metadata.uid, ref);
-        changes.adds.push(ref);
+        const added = structuredClone(ref);
+        (added.metadata.annotations ??= {})[ConfigFirstSeenAnnotationKey] = rfc3339Nano(o.clock.now());
+        next.set(added.metadata.uid, added);
+        changes.adds.push(added);
         continue;
       }
       next.set(ref.metadata.uid, existing);
-      const change = checkAndUpdatePod(existing, ref);
+      if (podChange(existing, ref) === 'none') continue;
+      const change = checkAndUpdatePod(existing, structuredClone(ref));
       if (change === 'update') changes.updates.push(existing);
       else if (change === 'delete') changes.deletes.push(existing);
       else if (change === 'reconcile') changes.reconciles.push(existing);
@@ -112,7 +122,7 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
       const changes: Changes = { adds: [], updates: [], deletes: [], removes: [], reconciles: [] };
       const seenBefore = seen.has(source);
       let pods = storage.get(source) ?? new Map<string, Pod>();
-      const incoming = event.pods.map((p) => structuredClone(p));
+      const incoming = event.pods;
       switch (event.kind) {
         case 'add':
         case 'update':
