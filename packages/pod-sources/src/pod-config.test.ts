@@ -62,6 +62,24 @@ describe('createPodConfig', () => {
     ]);
   });
 
+  it('takes the object it merged last, sent again, as unchanged; a new object is compared', async () => {
+    const api = new FakePodSource('api');
+    config = createPodConfig({ sources: [api], clock: new FakeClock() });
+    const c = consume(config);
+    const a = pod('a');
+    api.set([a]);
+    await flushMicrotasks();
+    // A source must not change a pod it sent: the same object again is not looked into.
+    a.metadata.labels = { changed: 'in-place' };
+    api.set([a]);
+    await flushMicrotasks();
+    expect(c.summary()).toEqual(['ADD api [a]']);
+    api.set([pod('a', { labels: { changed: 'as-a-new-object' } })]);
+    await flushMicrotasks();
+    expect(c.summary()).toEqual(['ADD api [a]', 'UPDATE api [a]']);
+    expect(c.received[1]?.pods[0]?.metadata.labels).toEqual({ changed: 'as-a-new-object' });
+  });
+
   it('tells every source which API object references the kubelet can serve (none by default)', async () => {
     const a = new FakePodSource('file');
     const b = new FakePodSource('http');

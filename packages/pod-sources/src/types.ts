@@ -28,6 +28,8 @@ export interface SourceError {
  * What a source emits. A `set` is a full snapshot of the source's pods (file and http sources send
  * only these); `add`/`update`/`delete`/`remove` are incremental changes as a watch-based API source
  * would send them (`delete` = graceful deletion, the pods carry a deletionTimestamp; `remove` = gone).
+ * The pod config reads an event's pods and never changes them; a source sends a new object for a pod
+ * that changed (the object merged last time, sent again, is taken as unchanged without comparing).
  */
 export type SourceEvent =
   { kind: 'set'; pods: Pod[] } | { kind: 'add' | 'update' | 'delete' | 'remove'; pods: Pod[] } | { kind: 'error'; errors: SourceError[] };

@@ -80,13 +80,21 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
    * upstream's) would otherwise have every pod deep-copied on every event — O(pods²) over a mass start.
    */
   const apply = (source: string, changes: Changes, incoming: Pod[], previous: Map<string, Pod>, next: Map<string, Pod>): void => {
+    const merged = mergedAs(source);
     for (const delivered of filterDuplicateNames(incoming, source)) {
-      const ref: Pod = {
-        ...delivered,
-        metadata: { ...delivered.metadata, annotations: { ...delivered.metadata.annotations, [ConfigSourceAnnotationKey]: source } },
-      };
+      const uid = delivered.metadata.uid;
+      const last = merged.get(uid);
+      // The very object merged last time (sources send a new object for a changed pod): nothing to compare.
+      const same = last?.delivered === delivered;
+      const ref: Pod = same
+        ? last.ref
+        : {
+            ...delivered,
+            metadata: { ...delivered.metadata, annotations: { ...delivered.metadata.annotations, [ConfigSourceAnnotationKey]: source } },
+          };
+      merged.set(uid, { delivered, ref });
       if (o.observePod !== undefined && !isStaticPod(ref)) observe(o.observePod, ref);
-      const existing = previous.get(ref.metadata.uid);
+      const existing = previous.get(uid);
       if (existing === undefined) {
         const added = structuredClone(ref);
         (added.metadata.annotations ??= {})[ConfigFirstSeenAnnotationKey] = rfc3339Nano(o.clock.now());
@@ -94,13 +102,21 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
         changes.adds.push(added);
         continue;
       }
-      next.set(ref.metadata.uid, existing);
-      if (podChange(existing, ref) === 'none') continue;
+      next.set(uid, existing);
+      if (same || podChange(existing, ref) === 'none') continue;
       const change = checkAndUpdatePod(existing, structuredClone(ref));
       if (change === 'update') changes.updates.push(existing);
       else if (change === 'delete') changes.deletes.push(existing);
       else if (change === 'reconcile') changes.reconciles.push(existing);
     }
+  };
+
+  // Per source, by UID: the object last merged and its annotated view (what a pod unchanged since is skipped by).
+  const lastMerged = new Map<string, Map<string, { delivered: Pod; ref: Pod }>>();
+  const mergedAs = (source: string): Map<string, { delivered: Pod; ref: Pod }> => {
+    let merged = lastMerged.get(source);
+    if (merged === undefined) lastMerged.set(source, (merged = new Map()));
+    return merged;
   };
 
   const pushChanges = (source: string, changes: Changes, firstSet: boolean): void => {
@@ -131,6 +147,7 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
           break;
         case 'remove':
           for (const pod of incoming) {
+            mergedAs(source).delete(pod.metadata.uid);
             const existing = pods.get(pod.metadata.uid);
             if (existing === undefined) continue;
             pods.delete(pod.metadata.uid);
@@ -143,6 +160,8 @@ export function createPodStorage(o: PodStorageOptions): PodStorage {
           pods = new Map();
           apply(source, changes, incoming, previous, pods);
           for (const [uid, existing] of previous) if (!pods.has(uid)) changes.removes.push(existing);
+          const merged = mergedAs(source);
+          for (const uid of merged.keys()) if (!pods.has(uid)) merged.delete(uid);
           break;
         }
       }
