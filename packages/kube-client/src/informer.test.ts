@@ -115,6 +115,27 @@ describe('informer', () => {
     controller.abort();
   });
 
+  it("reads null as not set, as Go's decoding does (the API sends null for a zero time), in the list and in watch events", async () => {
+    const { client, informer, events, start, controller } = setup();
+    client.set(path('a'), pod('a', 'n1', { metadata: { name: 'a', namespace: 'default', labels: null } }));
+    start();
+    await informer.waitForSync();
+    expect(events).toEqual(['add a']);
+    expect(Object.keys(informer.get('default/a')?.metadata ?? {})).not.toContain('labels');
+    await flushMicrotasks();
+    client.emit(PODS, {
+      type: 'ADDED',
+      object: { metadata: { name: 'b', namespace: 'default', resourceVersion: null }, spec: { nodeName: 'n1' } },
+    });
+    await flushMicrotasks();
+    expect(events).toEqual(['add a', 'add b']);
+    // The same for a typed GET (decodeWith, shared by the REST client and this fake).
+    const got = await client.get(path('a'), { schema: PodSchema });
+    expect(got.metadata.name).toBe('a');
+    expect(Object.keys(got.metadata)).not.toContain('labels');
+    controller.abort();
+  });
+
   it('re-watches from the last resourceVersion after a clean end, without relisting', async () => {
     const { client, informer, start, controller, clock } = setup();
     start();

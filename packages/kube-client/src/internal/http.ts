@@ -1,5 +1,5 @@
 // Pieces of the REST client without state: query encoding, error bodies, response decoding.
-import { StatusReason, StatusSchema, formatPath } from '@kubelet-ts/api';
+import { StatusReason, StatusSchema, formatPath, stripNulls } from '@kubelet-ts/api';
 import type { Status } from '@kubelet-ts/api';
 import type { z } from 'zod';
 import { KubeClientError } from '../errors.js';
@@ -83,7 +83,8 @@ export function parseBody(bytes: Buffer): unknown {
 
 /** Validates a response body with the caller's schema: DECODE naming the request, field and reason. */
 export function decodeWith<T>(what: string, schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
+  // Go decodes null as not set: so do we, before the type check.
+  const result = schema.safeParse(stripNulls(body));
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue === undefined ? '' : formatPath(issue.path);

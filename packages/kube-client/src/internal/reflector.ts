@@ -1,5 +1,5 @@
 // client-go's tools/cache reflector: LIST, then WATCH from the last resourceVersion, forever.
-import { formatPath, isResourceExpired } from '@kubelet-ts/api';
+import { formatPath, isResourceExpired, stripNulls } from '@kubelet-ts/api';
 import type { Backoff, Clock, Logger } from '@kubelet-ts/common';
 import { errorMessage, jitter } from '@kubelet-ts/common';
 import { z } from 'zod';
@@ -61,7 +61,9 @@ const rvOf = (obj: unknown): string | undefined => {
 
 type Decoded<T> = { ok: true; item: StoredObject<T> } | { ok: false; key: string | undefined };
 
-function decode<T>(o: ReflectorOptions<T>, raw: unknown, where: string): Decoded<T> {
+function decode<T>(o: ReflectorOptions<T>, delivered: unknown, where: string): Decoded<T> {
+  // Go decodes null as not set (the API sends null for a zero time, e.g. a condition's lastProbeTime).
+  const raw = stripNulls(delivered);
   const meta = MetaSchema.safeParse(raw);
   if (!meta.success) {
     o.logger.warn('Skipping an object without metadata.name', { where, field: formatPath(meta.error.issues[0]?.path ?? []) });
