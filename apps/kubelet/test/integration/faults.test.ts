@@ -302,7 +302,10 @@ describe('file systems full', () => {
   const kubelets: KubeletUnderTest[] = [];
 
   afterAll(async () => {
-    for (const k of kubelets) await k.cleanup();
+    // Each kubelet is cleaned up even when one before it fails to; the first failure fails the suite.
+    const results = await Promise.allSettled(kubelets.map((k) => k.cleanup()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   });
 
   test('the pod log dir full: the kubelet stays up, other pods keep running, new pods start once space returns', async () => {

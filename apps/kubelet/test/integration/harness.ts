@@ -261,17 +261,31 @@ export async function createKubelet(label: string, options: CreateKubeletOptions
         await fs.mkdir(logDir, { recursive: true });
         await fs.writeFile(path.join(logDir, `${nodeName}.log`), output);
       }
-      const sandboxes = await cri.runtime.listPodSandbox({});
-      const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
-      for (const sandbox of ours) {
-        await ignoreNotFound(cri.runtime.stopPodSandbox({ podSandboxId: sandbox.id }));
-        await ignoreNotFound(cri.runtime.removePodSandbox({ podSandboxId: sandbox.id }));
-      }
+      // Every step is tried whatever the one before did: a sandbox the runtime cannot stop (a CNI DEL
+      // failing in a netns a fault test broke) must not leave this kubelet's mounts and dirs behind
+      // for the suites after it. The first failure is thrown at the end.
+      const failures: unknown[] = [];
+      const attempt = async (step: () => Promise<unknown>): Promise<void> => {
+        try {
+          await step();
+        } catch (err) {
+          failures.push(err);
+        }
+      };
+      await attempt(async () => {
+        const sandboxes = await cri.runtime.listPodSandbox({});
+        const ours = sandboxes.items.filter((s) => (s.metadata?.name ?? '').endsWith(`-${nodeName}`));
+        for (const sandbox of ours) {
+          await attempt(() => ignoreNotFound(cri.runtime.stopPodSandbox({ podSandboxId: sandbox.id })));
+          await attempt(() => ignoreNotFound(cri.runtime.removePodSandbox({ podSandboxId: sandbox.id })));
+        }
+      });
       cri.close();
-      removeCgroupHierarchy(cgroupRoot);
+      await attempt(async () => removeCgroupHierarchy(cgroupRoot));
       // Volumes stay mounted when the kubelet stops (as upstream): secret tmpfs, bind mounts.
-      await unmountAllUnder(base);
-      await fs.rm(base, { recursive: true, force: true });
+      await attempt(() => unmountAllUnder(base));
+      await attempt(() => fs.rm(base, { recursive: true, force: true }));
+      if (failures.length > 0) throw failures[0];
     },
   };
   return self;
